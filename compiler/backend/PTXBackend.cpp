@@ -1,0 +1,114 @@
+//===- PTXBackend.cpp - LLVM IR -> PTX through the NVPTX backend ----------===//
+#include "tilemla/Backend/PTXBackend.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Triple.h"
+
+#include <mutex>
+
+using namespace llvm;
+
+namespace tilemla {
+namespace {
+constexpr const char *kTriple = "nvptx64-nvidia-cuda";
+
+void initializeNVPTX() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    LLVMInitializeNVPTXTargetInfo();
+    LLVMInitializeNVPTXTarget();
+    LLVMInitializeNVPTXTargetMC();
+    LLVMInitializeNVPTXAsmPrinter();
+  });
+}
+
+Expected<std::unique_ptr<TargetMachine>> createTargetMachine(StringRef arch) {
+  initializeNVPTX();
+  Triple triple(kTriple);
+  std::string error;
+  const Target *target = TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return createStringError(inconvertibleErrorCode(),
+                             "NVPTX target unavailable: " + error);
+  std::string features = "+ptx" + std::to_string(kPTXVersion);
+  TargetOptions options;
+  std::unique_ptr<TargetMachine> machine(target->createTargetMachine(
+      triple, arch, features, options, Reloc::PIC_, std::nullopt,
+      CodeGenOptLevel::Aggressive));
+  if (!machine)
+    return createStringError(inconvertibleErrorCode(),
+                             "cannot create an NVPTX target machine for " +
+                                 arch.str());
+  return std::move(machine);
+}
+} // namespace
+
+Expected<std::unique_ptr<Module>> translateToLLVMIR(mlir::ModuleOp module,
+                                                    LLVMContext &context,
+                                                    StringRef arch) {
+  mlir::DialectRegistry registry;
+  mlir::registerBuiltinDialectTranslation(registry);
+  mlir::registerLLVMDialectTranslation(registry);
+  mlir::registerNVVMDialectTranslation(registry);
+  module->getContext()->appendDialectRegistry(registry);
+  std::unique_ptr<Module> llvmModule =
+      mlir::translateModuleToLLVMIR(module, context, "tilemla");
+  if (!llvmModule)
+    return createStringError(inconvertibleErrorCode(),
+                             "translation to LLVM IR failed");
+  auto machine = createTargetMachine(arch);
+  if (!machine)
+    return machine.takeError();
+  llvmModule->setTargetTriple(Triple(kTriple));
+  llvmModule->setDataLayout((*machine)->createDataLayout());
+  return std::move(llvmModule);
+}
+
+Error optimizeLLVMIR(Module &module, StringRef arch) {
+  auto machine = createTargetMachine(arch);
+  if (!machine)
+    return machine.takeError();
+  LoopAnalysisManager loops;
+  FunctionAnalysisManager functions;
+  CGSCCAnalysisManager cgscc;
+  ModuleAnalysisManager modules;
+  PassBuilder builder(machine->get());
+  builder.registerModuleAnalyses(modules);
+  builder.registerCGSCCAnalyses(cgscc);
+  builder.registerFunctionAnalyses(functions);
+  builder.registerLoopAnalyses(loops);
+  builder.crossRegisterProxies(loops, functions, cgscc, modules);
+  ModulePassManager pipeline =
+      builder.buildPerModuleDefaultPipeline(OptimizationLevel::O3);
+  pipeline.run(module, modules);
+  return Error::success();
+}
+
+Expected<std::string> emitPTX(Module &module, StringRef arch) {
+  auto machine = createTargetMachine(arch);
+  if (!machine)
+    return machine.takeError();
+  std::string ptx;
+  {
+    raw_string_ostream stream(ptx);
+    buffer_ostream output(stream);
+    legacy::PassManager codegen;
+    if ((*machine)->addPassesToEmitFile(codegen, output, nullptr,
+                                        CodeGenFileType::AssemblyFile))
+      return createStringError(inconvertibleErrorCode(),
+                               "NVPTX cannot emit assembly");
+    codegen.run(module);
+  }
+  return ptx;
+}
+} // namespace tilemla

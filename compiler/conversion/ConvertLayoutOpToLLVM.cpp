@@ -1,0 +1,68 @@
+//===- ConvertLayoutOpToLLVM.cpp - moving a tensor between layouts --------===//
+//
+// Through shared memory: every thread writes the elements it holds at their
+// row-major position, then reads the elements the new layout gives it.
+// Replicated elements are written several times with the same value.
+//
+//===----------------------------------------------------------------------===//
+#include "tilemla/Conversion/Utility.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+struct ConvertLayoutOpConversion : OpConversionPattern<ConvertLayoutOp> {
+  ConvertLayoutOpConversion(TypeConverter &converter, MLIRContext *context,
+                            const TargetInfo &target)
+      : OpConversionPattern(converter, context), target(target) {}
+
+  LogicalResult
+  matchAndRewrite(ConvertLayoutOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType srcType = op.getSrc().getType(), dstType = op.getType();
+    if (!getLayout(srcType) || !getLayout(dstType))
+      return rewriter.notifyMatchFailure(op, "only distributed layouts");
+    Location loc = op.getLoc();
+    SmallVector<Value> values = unpackStruct(rewriter, loc, adaptor.getSrc());
+    Type elemType = values.front().getType();
+    SmallVector<int64_t> strides = getRowMajorStrides(srcType.getShape());
+    auto [lane, warp] = getLaneAndWarp(rewriter, loc);
+    Value shared = getSharedBase(rewriter, loc, op);
+
+    target.barrier(rewriter, loc);
+    auto [srcBase, srcOffsets] =
+        emitLinearIndices(rewriter, loc, srcType, strides, lane, warp);
+    for (auto [value, offset] : llvm::zip(values, srcOffsets)) {
+      Value index = LLVM::AddOp::create(rewriter, loc, srcBase,
+                                        i32Constant(rewriter, loc, offset));
+      LLVM::StoreOp::create(
+          rewriter, loc, value,
+          sharedElementPtr(rewriter, loc, shared, elemType, index));
+    }
+    target.barrier(rewriter, loc);
+    auto [dstBase, dstOffsets] =
+        emitLinearIndices(rewriter, loc, dstType, strides, lane, warp);
+    SmallVector<Value> results;
+    for (int64_t offset : dstOffsets) {
+      Value index = LLVM::AddOp::create(rewriter, loc, dstBase,
+                                        i32Constant(rewriter, loc, offset));
+      results.push_back(LLVM::LoadOp::create(
+          rewriter, loc, elemType,
+          sharedElementPtr(rewriter, loc, shared, elemType, index)));
+    }
+    rewriter.replaceOp(op, packStruct(rewriter, loc,
+                                      getTypeConverter()->convertType(dstType),
+                                      results));
+    return success();
+  }
+
+  const TargetInfo &target;
+};
+} // namespace
+
+void mlir::tile::populateConvertLayoutOpToLLVMPatterns(
+    TileLLVMTypeConverter &converter, const TargetInfo &target,
+    RewritePatternSet &patterns) {
+  patterns.add<ConvertLayoutOpConversion>(converter, patterns.getContext(),
+                                          target);
+}

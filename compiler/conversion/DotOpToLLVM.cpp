@@ -1,0 +1,104 @@
+//===- DotOpToLLVM.cpp - dot on the FMA units -----------------------------===//
+//
+// The portable path: a and b are staged in shared memory (row-major), and
+// each thread computes the accumulator elements its layout gives it with f32
+// fused multiply-adds. Tensor-core paths (mma.sync, wgmma) take precedence
+// where they apply.
+//
+//===----------------------------------------------------------------------===//
+#include "tilemla/Conversion/Utility.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+struct FMADotOpConversion : OpConversionPattern<DotOp> {
+  FMADotOpConversion(TypeConverter &converter, MLIRContext *context,
+                     const TargetInfo &target)
+      : OpConversionPattern(converter, context), target(target) {}
+
+  LogicalResult
+  matchAndRewrite(DotOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType aType = op.getA().getType(), bType = op.getB().getType(),
+                     accType = op.getType();
+    if (!getLayout(aType) || !getLayout(bType) || !getLayout(accType))
+      return rewriter.notifyMatchFailure(op, "only distributed layouts");
+    Location loc = op.getLoc();
+    int64_t m = aType.getDimSize(0), k = aType.getDimSize(1),
+            n = bType.getDimSize(1);
+    auto [lane, warp] = getLaneAndWarp(rewriter, loc);
+    Value shared = getSharedBase(rewriter, loc, op);
+    SmallVector<Value> a = unpackStruct(rewriter, loc, adaptor.getA());
+    SmallVector<Value> b = unpackStruct(rewriter, loc, adaptor.getB());
+    SmallVector<Value> acc = unpackStruct(rewriter, loc, adaptor.getAcc());
+    Type inType = a.front().getType();
+    Type f32 = rewriter.getF32Type();
+    Value bShared = sharedElementPtr(rewriter, loc, shared, inType,
+                                     i32Constant(rewriter, loc, m * k));
+
+    target.barrier(rewriter, loc);
+    stage(rewriter, loc, aType, a, shared, lane, warp);
+    stage(rewriter, loc, bType, b, bShared, lane, warp);
+    target.barrier(rewriter, loc);
+
+    auto load = [&](Value base, Value index) -> Value {
+      Value value = LLVM::LoadOp::create(
+          rewriter, loc, inType,
+          sharedElementPtr(rewriter, loc, base, inType, index));
+      if (inType != f32)
+        value = LLVM::FPExtOp::create(rewriter, loc, f32, value);
+      return value;
+    };
+    SmallVector<Value> coords =
+        emitBaseCoords(rewriter, loc, accType, lane, warp);
+    Value rowBase = LLVM::MulOp::create(rewriter, loc, coords[0],
+                                        i32Constant(rewriter, loc, k));
+    auto offsets = getRegisterOffsets(accType);
+    for (auto [reg, value] : llvm::enumerate(acc)) {
+      Value row = LLVM::AddOp::create(
+          rewriter, loc, rowBase,
+          i32Constant(rewriter, loc, offsets[reg][0] * k));
+      Value col = LLVM::AddOp::create(
+          rewriter, loc, coords[1], i32Constant(rewriter, loc, offsets[reg][1]));
+      for (int64_t kk = 0; kk < k; ++kk) {
+        Value x = load(shared, LLVM::AddOp::create(
+                                   rewriter, loc, row,
+                                   i32Constant(rewriter, loc, kk)));
+        Value y = load(bShared, LLVM::AddOp::create(
+                                    rewriter, loc, col,
+                                    i32Constant(rewriter, loc, kk * n)));
+        value = LLVM::FMulAddOp::create(rewriter, loc, x, y, value);
+      }
+    }
+    rewriter.replaceOp(op, packStruct(rewriter, loc,
+                                      getTypeConverter()->convertType(accType),
+                                      acc));
+    return success();
+  }
+
+private:
+  /// Writes a tensor's registers row-major into shared memory at `base`.
+  static void stage(OpBuilder &builder, Location loc, RankedTensorType type,
+                    ArrayRef<Value> values, Value base, Value lane,
+                    Value warp) {
+    auto [linearBase, offsets] = emitLinearIndices(
+        builder, loc, type, getRowMajorStrides(type.getShape()), lane, warp);
+    for (auto [value, offset] : llvm::zip(values, offsets)) {
+      Value index = LLVM::AddOp::create(builder, loc, linearBase,
+                                        i32Constant(builder, loc, offset));
+      LLVM::StoreOp::create(
+          builder, loc, value,
+          sharedElementPtr(builder, loc, base, value.getType(), index));
+    }
+  }
+
+  const TargetInfo &target;
+};
+} // namespace
+
+void mlir::tile::populateDotOpToLLVMPatterns(TileLLVMTypeConverter &converter,
+                                             const TargetInfo &target,
+                                             RewritePatternSet &patterns) {
+  patterns.add<FMADotOpConversion>(converter, patterns.getContext(), target);
+}

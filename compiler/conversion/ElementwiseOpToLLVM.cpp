@@ -1,0 +1,122 @@
+//===- ElementwiseOpToLLVM.cpp - arith/math ops on tensors ----------------===//
+//
+// An elementwise op on tensors becomes the same op on each register's
+// scalars; those scalar arith/math ops are lowered to LLVM afterwards by the
+// standard patterns and by the NVVM special-function patterns below.
+//
+//===----------------------------------------------------------------------===//
+#include "tilemla/Conversion/Utility.h"
+
+#include "mlir/Conversion/LLVMCommon/Pattern.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+struct ElementwiseOpConversion : ConversionPattern {
+  ElementwiseOpConversion(TypeConverter &converter, MLIRContext *context)
+      : ConversionPattern(converter, MatchAnyOpTypeTag(), /*benefit=*/1,
+                          context) {}
+
+  LogicalResult
+  matchAndRewrite(Operation *op, ArrayRef<Value> operands,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!OpTrait::hasElementwiseMappableTraits(op) ||
+        op->getNumResults() != 1 || op->getNumRegions() != 0)
+      return failure();
+    auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+    if (!type || !getLayout(type))
+      return failure();
+    Location loc = op->getLoc();
+    SmallVector<SmallVector<Value>> unpacked;
+    for (Value operand : operands)
+      unpacked.push_back(unpackStruct(rewriter, loc, operand));
+    Type elemType = type.getElementType();
+    SmallVector<Value> results;
+    for (unsigned i = 0, e = getTotalElemsPerThread(type); i < e; ++i) {
+      OperationState state(loc, op->getName());
+      for (const auto &values : unpacked)
+        state.addOperands(values[i]);
+      state.addTypes(elemType);
+      state.addAttributes(op->getAttrs());
+      results.push_back(rewriter.create(state)->getResult(0));
+    }
+    rewriter.replaceOp(op, packStruct(rewriter, loc,
+                                      getTypeConverter()->convertType(type),
+                                      results));
+    return success();
+  }
+};
+
+/// Runs a unary f32 function on f16/bf16 by widening, as the hardware's
+/// special-function unit works on f32.
+template <typename MathOp>
+struct SpecialFunctionPattern : ConvertOpToLLVMPattern<MathOp> {
+  using ConvertOpToLLVMPattern<MathOp>::ConvertOpToLLVMPattern;
+  using Emit = Value (*)(OpBuilder &, Location, Value);
+
+  SpecialFunctionPattern(LLVMTypeConverter &converter, Emit emit)
+      : ConvertOpToLLVMPattern<MathOp>(converter, /*benefit=*/2), emit(emit) {}
+
+  LogicalResult
+  matchAndRewrite(MathOp op, typename MathOp::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Type type = op.getType();
+    if (!isa<Float16Type, BFloat16Type, Float32Type>(type))
+      return rewriter.notifyMatchFailure(op, "only f16, bf16 and f32");
+    Location loc = op.getLoc();
+    Type f32 = rewriter.getF32Type();
+    Value x = adaptor.getOperand();
+    if (type != f32)
+      x = LLVM::FPExtOp::create(rewriter, loc, f32, x);
+    Value y = emit(rewriter, loc, x);
+    if (type != f32)
+      y = LLVM::FPTruncOp::create(rewriter, loc, type, y);
+    rewriter.replaceOp(op, y);
+    return success();
+  }
+
+  Emit emit;
+};
+
+Value f32Constant(OpBuilder &builder, Location loc, double value) {
+  return LLVM::ConstantOp::create(builder, loc, builder.getF32Type(),
+                                  builder.getF32FloatAttr(value));
+}
+
+Value emitExp2(OpBuilder &builder, Location loc, Value x) {
+  return LLVM::Exp2Op::create(builder, loc, x.getType(), x);
+}
+
+Value emitExp(OpBuilder &builder, Location loc, Value x) {
+  Value scaled = LLVM::FMulOp::create(builder, loc, x,
+                                      f32Constant(builder, loc, M_LOG2E));
+  return emitExp2(builder, loc, scaled);
+}
+
+Value emitLog2(OpBuilder &builder, Location loc, Value x) {
+  return LLVM::CallIntrinsicOp::create(builder, loc, builder.getF32Type(),
+                                       builder.getStringAttr("llvm.nvvm.lg2.approx.f"),
+                                       ValueRange{x})
+      .getResult(0);
+}
+
+Value emitLog(OpBuilder &builder, Location loc, Value x) {
+  return LLVM::FMulOp::create(builder, loc, emitLog2(builder, loc, x),
+                              f32Constant(builder, loc, M_LN2));
+}
+} // namespace
+
+void mlir::tile::populateElementwiseOpToLLVMPatterns(
+    TileLLVMTypeConverter &converter, RewritePatternSet &patterns) {
+  patterns.add<ElementwiseOpConversion>(converter, patterns.getContext());
+}
+
+void mlir::tile::populateMathToNVVMPatterns(LLVMTypeConverter &converter,
+                                            RewritePatternSet &patterns) {
+  patterns.add<SpecialFunctionPattern<math::ExpOp>>(converter, emitExp);
+  patterns.add<SpecialFunctionPattern<math::Exp2Op>>(converter, emitExp2);
+  patterns.add<SpecialFunctionPattern<math::LogOp>>(converter, emitLog);
+  patterns.add<SpecialFunctionPattern<math::Log2Op>>(converter, emitLog2);
+}

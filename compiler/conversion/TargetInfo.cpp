@@ -1,0 +1,77 @@
+//===- TargetInfo.cpp - sm_80 / sm_90a specifics --------------------------===//
+#include "tilemla/Conversion/TargetInfo.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+
+std::unique_ptr<TargetInfo> TargetInfo::create(StringRef arch) {
+  StringRef rest = arch;
+  if (!rest.consume_front("sm_"))
+    return nullptr;
+  auto info = std::make_unique<TargetInfo>();
+  info->arch = arch.str();
+  info->archSpecific = rest.consume_back("a");
+  if (rest.getAsInteger(10, info->computeCapability) ||
+      info->computeCapability < 80)
+    return nullptr;
+  return info;
+}
+
+unsigned TargetInfo::getMaxSharedBytes() const {
+  return computeCapability >= 90 ? 227 * 1024 : 163 * 1024;
+}
+
+Value TargetInfo::shuffleXor(OpBuilder &builder, Location loc, Value value,
+                             unsigned mask) const {
+  Type type = value.getType();
+  Type i32 = builder.getI32Type();
+  unsigned bits = type.getIntOrFloatBitWidth();
+  // shfl.sync moves 32-bit registers: widen narrow values, split 64-bit ones.
+  if (bits == 64) {
+    Type i64 = builder.getI64Type();
+    Value asInt = LLVM::BitcastOp::create(builder, loc, i64, value);
+    Value lo = LLVM::TruncOp::create(builder, loc, i32, asInt);
+    Value hi = LLVM::TruncOp::create(
+        builder, loc, i32,
+        LLVM::LShrOp::create(builder, loc, asInt,
+                             LLVM::ConstantOp::create(builder, loc, i64, 32)));
+    lo = shuffleXor(builder, loc, lo, mask);
+    hi = shuffleXor(builder, loc, hi, mask);
+    Value wide = LLVM::OrOp::create(
+        builder, loc, LLVM::ZExtOp::create(builder, loc, i64, lo),
+        LLVM::ShlOp::create(builder, loc,
+                            LLVM::ZExtOp::create(builder, loc, i64, hi),
+                            LLVM::ConstantOp::create(builder, loc, i64, 32)));
+    return LLVM::BitcastOp::create(builder, loc, type, wide);
+  }
+  Value word = value;
+  if (bits < 32) {
+    Type narrowInt = builder.getIntegerType(bits);
+    word = LLVM::ZExtOp::create(
+        builder, loc, i32,
+        LLVM::BitcastOp::create(builder, loc, narrowInt, value));
+  } else if (!type.isF32()) {
+    word = LLVM::BitcastOp::create(builder, loc, i32, value);
+  }
+  Value allLanes = LLVM::ConstantOp::create(builder, loc, i32, -1);
+  Value offset = LLVM::ConstantOp::create(builder, loc, i32, mask);
+  Value clamp = LLVM::ConstantOp::create(builder, loc, i32, 0x1f);
+  Value result =
+      NVVM::ShflOp::create(builder, loc, word.getType(), allLanes, word,
+                           offset, clamp, NVVM::ShflKind::bfly, UnitAttr());
+  if (bits < 32) {
+    Value narrow = LLVM::TruncOp::create(builder, loc,
+                                         builder.getIntegerType(bits), result);
+    return LLVM::BitcastOp::create(builder, loc, type, narrow);
+  }
+  if (!type.isF32())
+    return LLVM::BitcastOp::create(builder, loc, type, result);
+  return result;
+}
+
+void TargetInfo::barrier(OpBuilder &builder, Location loc) const {
+  NVVM::Barrier0Op::create(builder, loc);
+}

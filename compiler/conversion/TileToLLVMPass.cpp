@@ -1,0 +1,139 @@
+//===- TileToLLVMPass.cpp - tile-gpu IR -> LLVM + NVVM --------------------===//
+//
+// Three steps: (1) tile ops and tensor-typed ops become per-thread code on
+// LLVM structs, loops and branches keep their structure with struct types;
+// (2) scf becomes cf; (3) the remaining scalar arith/math/cf/func ops become
+// LLVM with the standard patterns plus NVVM special functions.
+//
+//===----------------------------------------------------------------------===//
+#include "tilemla/Conversion/AccessWidth.h"
+#include "tilemla/Conversion/Passes.h"
+#include "tilemla/Conversion/Utility.h"
+
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
+#include "mlir/Conversion/LLVMCommon/ConversionTarget.h"
+#include "mlir/Conversion/LLVMCommon/TypeConverter.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/Func/Transforms/FuncConversions.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/SCF/Transforms/Patterns.h"
+
+namespace mlir::tile {
+#define GEN_PASS_DEF_CONVERTTILETOLLVM
+#include "tilemla/Transforms/ConversionPasses.h.inc"
+} // namespace mlir::tile
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+constexpr llvm::StringLiteral kKernelAttr = "tile.kernel";
+
+struct ConvertTileToLLVMPass
+    : mlir::tile::impl::ConvertTileToLLVMBase<ConvertTileToLLVMPass> {
+  using ConvertTileToLLVMBase::ConvertTileToLLVMBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    std::unique_ptr<TargetInfo> target = TargetInfo::create(arch);
+    if (!target) {
+      module.emitError() << "unsupported target architecture '" << arch
+                         << "' (expected sm_80 or newer, e.g. sm_90a)";
+      return signalPassFailure();
+    }
+    SmallVector<std::string> kernels;
+    module.walk([&](func::FuncOp func) {
+      if (func->hasAttr(kKernelAttr))
+        kernels.push_back(func.getName().str());
+      for (unsigned i = 0; i < func.getNumArguments(); ++i)
+        func.removeArgAttr(i, kDivisibilityAttr);
+    });
+    annotateAccessWidths(module);
+    if (failed(lowerTensors(*target)) || failed(lowerStructuredControlFlow()) ||
+        failed(lowerToLLVM()))
+      return signalPassFailure();
+    markKernels(kernels);
+  }
+
+private:
+  LogicalResult lowerTensors(const TargetInfo &target) {
+    MLIRContext *context = &getContext();
+    TileLLVMTypeConverter converter(context);
+    RewritePatternSet patterns(context);
+    populateProgramIdOpToLLVMPatterns(converter, patterns);
+    populateMakeRangeOpToLLVMPatterns(converter, patterns);
+    populateViewOpToLLVMPatterns(converter, patterns);
+    populateLoadStoreOpToLLVMPatterns(converter, patterns);
+    populateElementwiseOpToLLVMPatterns(converter, patterns);
+    populateReduceOpToLLVMPatterns(converter, target, patterns);
+    populateConvertLayoutOpToLLVMPatterns(converter, target, patterns);
+    populateDotOpToLLVMPatterns(converter, target, patterns);
+    populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns,
+                                                                   converter);
+    ConversionTarget legality(*context);
+    legality.addLegalDialect<LLVM::LLVMDialect, NVVM::NVVMDialect>();
+    legality.addIllegalDialect<TileDialect>();
+    legality.addDynamicallyLegalDialect<arith::ArithDialect, math::MathDialect,
+                                        func::FuncDialect>(
+        [&](Operation *op) { return converter.isLegal(op); });
+    legality.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp func) {
+      return converter.isSignatureLegal(func.getFunctionType());
+    });
+    scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns,
+                                                         legality);
+    return applyPartialConversion(getOperation(), legality,
+                                  std::move(patterns));
+  }
+
+  LogicalResult lowerStructuredControlFlow() {
+    RewritePatternSet patterns(&getContext());
+    populateSCFToControlFlowConversionPatterns(patterns);
+    ConversionTarget legality(getContext());
+    legality.addIllegalDialect<scf::SCFDialect>();
+    legality.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
+    return applyPartialConversion(getOperation(), legality,
+                                  std::move(patterns));
+  }
+
+  LogicalResult lowerToLLVM() {
+    MLIRContext *context = &getContext();
+    LLVMTypeConverter converter(context);
+    converter.addConversion([context](Float8E4M3FNType type) {
+      return IntegerType::get(context, 8);
+    });
+    RewritePatternSet patterns(context);
+    populateMathToNVVMPatterns(converter, patterns);
+    arith::populateArithToLLVMConversionPatterns(converter, patterns);
+    populateMathToLLVMConversionPatterns(converter, patterns);
+    cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);
+    populateFuncToLLVMConversionPatterns(converter, patterns);
+    LLVMConversionTarget legality(*context);
+    legality.addLegalDialect<NVVM::NVVMDialect>();
+    legality.addLegalOp<UnrealizedConversionCastOp>();
+    return applyPartialConversion(getOperation(), legality,
+                                  std::move(patterns));
+  }
+
+  /// Kernels become PTX entry points sized for the program's warps.
+  void markKernels(ArrayRef<std::string> kernels) {
+    ModuleOp module = getOperation();
+    auto warps = module->getAttrOfType<IntegerAttr>(kNumWarpsAttr);
+    int32_t threads = (warps ? warps.getInt() : 4) * kWarpSize;
+    Builder builder(&getContext());
+    for (const std::string &name : kernels) {
+      auto func = module.lookupSymbol<LLVM::LLVMFuncOp>(name);
+      if (!func)
+        continue;
+      func->removeAttr(kKernelAttr);
+      func->setAttr(NVVM::NVVMDialect::getKernelFuncAttrName(),
+                    builder.getUnitAttr());
+      func->setAttr(NVVM::NVVMDialect::getMaxntidAttrName(),
+                    builder.getDenseI32ArrayAttr({threads, 1, 1}));
+    }
+  }
+};
+} // namespace

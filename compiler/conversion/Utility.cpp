@@ -1,0 +1,284 @@
+//===- Utility.cpp - helpers shared by the lowering patterns --------------===//
+#include "tilemla/Conversion/Utility.h"
+
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+
+TileLLVMTypeConverter::TileLLVMTypeConverter(MLIRContext *context) {
+  addConversion([](Type type) { return type; });
+  addConversion([context](PointerType) {
+    return LLVM::LLVMPointerType::get(context, kGlobalAddressSpace);
+  });
+  addConversion([this](Float8E4M3FNType type) -> Type {
+    return IntegerType::get(type.getContext(), 8);
+  });
+  addConversion([this](RankedTensorType type) -> std::optional<Type> {
+    auto layout = getLayout(type);
+    if (!layout)
+      return std::nullopt; // tile IR without layouts cannot be lowered.
+    unsigned count = layout.getTotalElemsPerThread(type.getShape());
+    Type element = convertElementType(type.getElementType());
+    SmallVector<Type> fields(count, element);
+    return LLVM::LLVMStructType::getLiteral(type.getContext(), fields);
+  });
+}
+
+Type TileLLVMTypeConverter::convertElementType(Type type) const {
+  return convertType(type);
+}
+
+SmallVector<Value> mlir::tile::unpackStruct(OpBuilder &builder, Location loc,
+                                            Value value) {
+  auto type = dyn_cast<LLVM::LLVMStructType>(value.getType());
+  if (!type)
+    return {value};
+  SmallVector<Value> values;
+  for (unsigned i = 0, e = type.getBody().size(); i < e; ++i)
+    values.push_back(LLVM::ExtractValueOp::create(builder, loc, value, i));
+  return values;
+}
+
+Value mlir::tile::packStruct(OpBuilder &builder, Location loc, Type structType,
+                             ValueRange values) {
+  Value result = LLVM::UndefOp::create(builder, loc, structType);
+  for (auto [i, value] : llvm::enumerate(values))
+    result = LLVM::InsertValueOp::create(builder, loc, result, value, i);
+  return result;
+}
+
+Value mlir::tile::i32Constant(OpBuilder &builder, Location loc,
+                              int64_t value) {
+  return LLVM::ConstantOp::create(builder, loc, builder.getI32Type(),
+                                  builder.getI32IntegerAttr(value));
+}
+
+Value mlir::tile::scalarConstant(OpBuilder &builder, Location loc, Type type,
+                                 Attribute value) {
+  return LLVM::ConstantOp::create(builder, loc, type, cast<TypedAttr>(value));
+}
+
+std::pair<Value, Value> mlir::tile::getLaneAndWarp(OpBuilder &builder,
+                                                   Location loc) {
+  Value tid = NVVM::ThreadIdXOp::create(builder, loc, builder.getI32Type());
+  Value lane = LLVM::AndOp::create(builder, loc, tid,
+                                   i32Constant(builder, loc, kWarpSize - 1));
+  Value warp = LLVM::LShrOp::create(builder, loc, tid,
+                                    i32Constant(builder, loc, 5));
+  return {lane, warp};
+}
+
+//===----------------------------------------------------------------------===//
+// Layouts
+//===----------------------------------------------------------------------===//
+
+static ResolvedLayout resolve(DistributedLayoutAttr layout,
+                              ArrayRef<int64_t> shape) {
+  if (auto blocked = dyn_cast<BlockedEncodingAttr>(layout)) {
+    ResolvedLayout resolved{blocked, SmallVector<int64_t>(shape), {}};
+    for (unsigned d = 0; d < shape.size(); ++d)
+      resolved.dims.push_back(d);
+    return resolved;
+  }
+  auto slice = cast<SliceEncodingAttr>(layout);
+  SmallVector<int64_t> parentShape(shape);
+  parentShape.insert(parentShape.begin() + slice.getDim(), 1);
+  ResolvedLayout resolved = resolve(slice.getParent(), parentShape);
+  resolved.dims.erase(resolved.dims.begin() + slice.getDim());
+  return resolved;
+}
+
+ResolvedLayout mlir::tile::resolveLayout(RankedTensorType type) {
+  return resolve(getLayout(type), type.getShape());
+}
+
+namespace {
+/// Where lanes and warps sit along one dimension of a blocked layout.
+struct DimPlacement {
+  int64_t size, spt, tpw, wpc, laneShift, warpShift;
+};
+
+DimPlacement placement(const ResolvedLayout &resolved, unsigned rootDim) {
+  BlockedEncodingAttr blocked = resolved.blocked;
+  unsigned rank = resolved.shape.size();
+  int64_t laneStride = 1, warpStride = 1;
+  for (unsigned d = rootDim + 1; d < rank; ++d) {
+    laneStride *= blocked.getThreadsPerWarp()[d];
+    warpStride *= blocked.getWarpsPerCTA()[d];
+  }
+  return {resolved.shape[rootDim],
+          blocked.getSizePerThread()[rootDim],
+          blocked.getThreadsPerWarp()[rootDim],
+          blocked.getWarpsPerCTA()[rootDim],
+          llvm::Log2_64(laneStride),
+          llvm::Log2_64(warpStride)};
+}
+} // namespace
+
+SmallVector<SmallVector<int64_t>>
+mlir::tile::getRegisterOffsets(RankedTensorType type) {
+  ResolvedLayout resolved = resolveLayout(type);
+  SmallVector<unsigned> elems =
+      resolved.blocked.getElemsPerThreadPerDim(resolved.shape);
+  unsigned rank = resolved.shape.size();
+  unsigned total = 1;
+  for (unsigned e : elems)
+    total *= e;
+  SmallVector<SmallVector<int64_t>> offsets;
+  for (unsigned reg = 0; reg < total; ++reg) {
+    SmallVector<int64_t> rootOffsets(rank);
+    unsigned rest = reg;
+    for (int d = rank - 1; d >= 0; --d) {
+      int64_t r = rest % elems[d];
+      rest /= elems[d];
+      DimPlacement p = placement(resolved, d);
+      rootOffsets[d] = (r / p.spt) * (p.spt * p.tpw * p.wpc) + r % p.spt;
+    }
+    SmallVector<int64_t> regOffsets;
+    for (unsigned rootDim : resolved.dims)
+      regOffsets.push_back(rootOffsets[rootDim]);
+    offsets.push_back(regOffsets);
+  }
+  return offsets;
+}
+
+SmallVector<Value> mlir::tile::emitBaseCoords(OpBuilder &builder, Location loc,
+                                              RankedTensorType type,
+                                              Value lane, Value warp) {
+  ResolvedLayout resolved = resolveLayout(type);
+  SmallVector<Value> base;
+  for (unsigned rootDim : resolved.dims) {
+    DimPlacement p = placement(resolved, rootDim);
+    auto indexAlong = [&](Value id, int64_t shift, int64_t count) {
+      Value shifted = LLVM::LShrOp::create(builder, loc, id,
+                                           i32Constant(builder, loc, shift));
+      return LLVM::AndOp::create(builder, loc, shifted,
+                                 i32Constant(builder, loc, count - 1));
+    };
+    Value laneIdx = indexAlong(lane, p.laneShift, p.tpw);
+    Value warpIdx = indexAlong(warp, p.warpShift, p.wpc);
+    Value coord = LLVM::AddOp::create(
+        builder, loc,
+        LLVM::MulOp::create(builder, loc, laneIdx,
+                            i32Constant(builder, loc, p.spt)),
+        LLVM::MulOp::create(builder, loc, warpIdx,
+                            i32Constant(builder, loc, p.spt * p.tpw)));
+    base.push_back(LLVM::AndOp::create(builder, loc, coord,
+                                       i32Constant(builder, loc, p.size - 1)));
+  }
+  return base;
+}
+
+unsigned mlir::tile::getDistinctLaneMask(RankedTensorType type, unsigned dim) {
+  ResolvedLayout resolved = resolveLayout(type);
+  DimPlacement p = placement(resolved, resolved.dims[dim]);
+  unsigned mask = 0;
+  for (int64_t k = 0; (int64_t(1) << k) < p.tpw; ++k)
+    if (p.spt * (int64_t(1) << k) < p.size)
+      mask |= 1u << (p.laneShift + k);
+  return mask;
+}
+
+unsigned mlir::tile::getDistinctWarpCount(RankedTensorType type,
+                                          unsigned dim) {
+  ResolvedLayout resolved = resolveLayout(type);
+  DimPlacement p = placement(resolved, resolved.dims[dim]);
+  int64_t distinct = std::max<int64_t>(1, p.size / (p.spt * p.tpw));
+  return std::min<int64_t>(p.wpc, distinct);
+}
+
+Value mlir::tile::emitWarpIndexAlong(OpBuilder &builder, Location loc,
+                                     RankedTensorType type, unsigned dim,
+                                     Value warp) {
+  ResolvedLayout resolved = resolveLayout(type);
+  DimPlacement p = placement(resolved, resolved.dims[dim]);
+  Value shifted = LLVM::LShrOp::create(builder, loc, warp,
+                                       i32Constant(builder, loc, p.warpShift));
+  return LLVM::AndOp::create(
+      builder, loc, shifted,
+      i32Constant(builder, loc, getDistinctWarpCount(type, dim) - 1));
+}
+
+SmallVector<int64_t> mlir::tile::getRowMajorStrides(ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> strides(shape.size(), 1);
+  for (int d = int(shape.size()) - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * shape[d + 1];
+  return strides;
+}
+
+std::pair<Value, SmallVector<int64_t>>
+mlir::tile::emitLinearIndices(OpBuilder &builder, Location loc,
+                              RankedTensorType type, ArrayRef<int64_t> strides,
+                              Value lane, Value warp) {
+  SmallVector<Value> base = emitBaseCoords(builder, loc, type, lane, warp);
+  Value linearBase = i32Constant(builder, loc, 0);
+  for (auto [coord, stride] : llvm::zip(base, strides))
+    linearBase = LLVM::AddOp::create(
+        builder, loc, linearBase,
+        LLVM::MulOp::create(builder, loc, coord,
+                            i32Constant(builder, loc, stride)));
+  SmallVector<int64_t> offsets;
+  for (const auto &regOffsets : getRegisterOffsets(type)) {
+    int64_t linear = 0;
+    for (auto [offset, stride] : llvm::zip(regOffsets, strides))
+      linear += offset * stride;
+    offsets.push_back(linear);
+  }
+  return {linearBase, offsets};
+}
+
+//===----------------------------------------------------------------------===//
+// Shared memory
+//===----------------------------------------------------------------------===//
+
+Value mlir::tile::getSharedBase(OpBuilder &builder, Location loc,
+                                Operation *op) {
+  auto module = op->getParentOfType<ModuleOp>();
+  auto ptrType =
+      LLVM::LLVMPointerType::get(builder.getContext(), kSharedAddressSpace);
+  if (!module.lookupSymbol(kSharedSymbol)) {
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointToStart(module.getBody());
+    auto arrayType = LLVM::LLVMArrayType::get(builder.getI8Type(), 0);
+    auto global = LLVM::GlobalOp::create(
+        builder, loc, arrayType, /*isConstant=*/false, LLVM::Linkage::External,
+        kSharedSymbol, Attribute(), /*alignment=*/16, kSharedAddressSpace);
+    (void)global;
+  }
+  return LLVM::AddressOfOp::create(builder, loc, ptrType, kSharedSymbol);
+}
+
+unsigned mlir::tile::getSharedElementBytes(Type elemType) {
+  if (isa<PointerType, LLVM::LLVMPointerType>(elemType))
+    return 8;
+  return std::max(1u, elemType.getIntOrFloatBitWidth() / 8);
+}
+
+Value mlir::tile::sharedElementPtr(OpBuilder &builder, Location loc,
+                                   Value base, Type elemType, Value index) {
+  return LLVM::GEPOp::create(builder, loc, base.getType(), elemType, base,
+                             ArrayRef<LLVM::GEPArg>{index});
+}
+
+unsigned mlir::tile::getScratchBytes(Operation *op) {
+  auto bytesOf = [](Type type) {
+    auto tensor = cast<RankedTensorType>(type);
+    return unsigned(tensor.getNumElements()) *
+           getSharedElementBytes(tensor.getElementType());
+  };
+  if (isa<ConvertLayoutOp>(op))
+    return bytesOf(op->getOperand(0).getType());
+  if (auto dot = dyn_cast<DotOp>(op))
+    return bytesOf(dot.getA().getType()) + bytesOf(dot.getB().getType());
+  if (auto reduce = dyn_cast<ReduceOp>(op)) {
+    auto src = reduce.getSrc().getType();
+    unsigned warps = getDistinctWarpCount(src, reduce.getAxis());
+    if (warps == 1)
+      return 0;
+    unsigned outputs = src.getNumElements() / src.getDimSize(reduce.getAxis());
+    return outputs * warps * getSharedElementBytes(src.getElementType());
+  }
+  return 0;
+}

@@ -1,0 +1,180 @@
+//===- TileDialect.cpp - dialect, types and layout attributes -------------===//
+#include "tilemla/Dialect/TileDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "mlir/Transforms/InliningUtils.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+
+#include "tilemla/Dialect/TileDialect.cpp.inc"
+#include "tilemla/Dialect/TileEnums.cpp.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "tilemla/Dialect/TileTypes.cpp.inc"
+
+#include "tilemla/Dialect/TileAttrInterfaces.cpp.inc"
+#define GET_ATTRDEF_CLASSES
+#include "tilemla/Dialect/TileAttrs.cpp.inc"
+
+namespace {
+/// Tile ops carry no state that prevents inlining helper functions.
+struct TileInlinerInterface : public DialectInlinerInterface {
+  using DialectInlinerInterface::DialectInlinerInterface;
+  bool isLegalToInline(Operation *, Operation *, bool) const final {
+    return true;
+  }
+  bool isLegalToInline(Region *, Region *, bool, IRMapping &) const final {
+    return true;
+  }
+  bool isLegalToInline(Operation *, Region *, bool, IRMapping &) const final {
+    return true;
+  }
+};
+} // namespace
+
+void TileDialect::initialize() {
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "tilemla/Dialect/TileTypes.cpp.inc"
+      >();
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "tilemla/Dialect/TileAttrs.cpp.inc"
+      >();
+  addOperations<
+#define GET_OP_LIST
+#include "tilemla/Dialect/TileOps.cpp.inc"
+      >();
+  addInterfaces<TileInlinerInterface>();
+}
+
+Operation *TileDialect::materializeConstant(OpBuilder &builder, Attribute value,
+                                            Type type, Location loc) {
+  return arith::ConstantOp::materialize(builder, value, type, loc);
+}
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+DistributedLayoutAttr mlir::tile::getLayout(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor)
+    return {};
+  return dyn_cast_or_null<DistributedLayoutAttr>(tensor.getEncoding());
+}
+
+unsigned mlir::tile::getTotalElemsPerThread(Type type) {
+  auto tensor = cast<RankedTensorType>(type);
+  return getLayout(type).getTotalElemsPerThread(tensor.getShape());
+}
+
+static bool isPowerOf2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
+
+//===----------------------------------------------------------------------===//
+// BlockedEncodingAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+BlockedEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                            ArrayRef<unsigned> sizePerThread,
+                            ArrayRef<unsigned> threadsPerWarp,
+                            ArrayRef<unsigned> warpsPerCTA) {
+  if (sizePerThread.size() != threadsPerWarp.size() ||
+      sizePerThread.size() != warpsPerCTA.size() || sizePerThread.empty())
+    return emitError() << "blocked layout needs sizePerThread, threadsPerWarp "
+                          "and warpsPerCTA of one non-zero rank";
+  unsigned lanes = 1;
+  for (auto list : {sizePerThread, threadsPerWarp, warpsPerCTA})
+    for (unsigned v : list)
+      if (!isPowerOf2(v))
+        return emitError() << "blocked layout extents must be powers of two";
+  for (unsigned v : threadsPerWarp)
+    lanes *= v;
+  if (lanes != 32)
+    return emitError() << "threadsPerWarp must multiply to 32, got " << lanes;
+  return success();
+}
+
+SmallVector<unsigned>
+BlockedEncodingAttr::getElemsPerThreadPerDim(ArrayRef<int64_t> shape) const {
+  SmallVector<unsigned> elems;
+  for (auto [d, size] : llvm::enumerate(shape)) {
+    int64_t spread = int64_t(getThreadsPerWarp()[d]) * getWarpsPerCTA()[d];
+    int64_t perThread =
+        std::max<int64_t>(getSizePerThread()[d], size / spread);
+    elems.push_back(std::min<int64_t>(size, perThread));
+  }
+  return elems;
+}
+
+unsigned BlockedEncodingAttr::getRank() const {
+  return getSizePerThread().size();
+}
+
+unsigned BlockedEncodingAttr::getNumWarps() const {
+  unsigned warps = 1;
+  for (unsigned w : getWarpsPerCTA())
+    warps *= w;
+  return warps;
+}
+
+BlockedEncodingAttr BlockedEncodingAttr::getDefault(MLIRContext *ctx,
+                                                    ArrayRef<int64_t> shape,
+                                                    unsigned numWarps,
+                                                    unsigned vectorWidth) {
+  unsigned rank = shape.size();
+  SmallVector<unsigned> spt(rank, 1), tpw(rank, 1), wpc(rank, 1);
+  spt[rank - 1] = std::min<int64_t>(vectorWidth, shape[rank - 1]);
+  unsigned lanes = 32;
+  for (int d = rank - 1; d >= 0 && lanes > 1; --d) {
+    int64_t room = std::max<int64_t>(1, shape[d] / spt[d]);
+    tpw[d] = std::min<int64_t>(lanes, room);
+    lanes /= tpw[d];
+  }
+  tpw[rank - 1] *= lanes; // Left-over lanes replicate the last dimension.
+  unsigned warps = numWarps;
+  for (unsigned d = 0; d < rank && warps > 1; ++d) {
+    int64_t room = std::max<int64_t>(1, shape[d] / (spt[d] * tpw[d]));
+    wpc[d] = std::min<int64_t>(warps, room);
+    warps /= wpc[d];
+  }
+  wpc[0] *= warps; // Left-over warps replicate the first dimension.
+  return BlockedEncodingAttr::get(ctx, spt, tpw, wpc);
+}
+
+//===----------------------------------------------------------------------===//
+// SliceEncodingAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+SliceEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                          unsigned dim, DistributedLayoutAttr parent) {
+  if (!parent)
+    return emitError() << "slice layout needs a distributed parent layout";
+  if (dim >= parent.getRank())
+    return emitError() << "slice dim " << dim << " out of range for a parent "
+                       << "of rank " << parent.getRank();
+  return success();
+}
+
+SmallVector<unsigned>
+SliceEncodingAttr::getElemsPerThreadPerDim(ArrayRef<int64_t> shape) const {
+  SmallVector<int64_t> parentShape(shape);
+  parentShape.insert(parentShape.begin() + getDim(), 1);
+  SmallVector<unsigned> elems =
+      getParent().getElemsPerThreadPerDim(parentShape);
+  elems.erase(elems.begin() + getDim());
+  return elems;
+}
+
+unsigned SliceEncodingAttr::getRank() const {
+  return getParent().getRank() - 1;
+}
+
+unsigned SliceEncodingAttr::getNumWarps() const {
+  return getParent().getNumWarps();
+}

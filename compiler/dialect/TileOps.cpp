@@ -1,0 +1,266 @@
+//===- TileOps.cpp - verifiers, folders, canonicalizers -------------------===//
+#include "tilemla/Dialect/TileDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/PatternMatch.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+
+#define GET_OP_CLASSES
+#include "tilemla/Dialect/TileOps.cpp.inc"
+
+static ArrayRef<int64_t> shapeOf(Type type) {
+  if (auto tensor = dyn_cast<RankedTensorType>(type))
+    return tensor.getShape();
+  return {};
+}
+
+static std::string shapeString(ArrayRef<int64_t> shape) {
+  std::string text = "[";
+  llvm::raw_string_ostream os(text);
+  llvm::interleaveComma(shape, os);
+  os << "]";
+  return text;
+}
+
+LogicalResult MakeRangeOp::verify() {
+  int64_t start = getStart(), end = getEnd();
+  int64_t length = end - start;
+  if (length <= 0 || (length & (length - 1)))
+    return emitOpError() << "range [" << start << ", " << end
+                         << ") must have a positive power-of-two length";
+  auto type = getResult().getType();
+  if (type.getRank() != 1 || type.getDimSize(0) != length)
+    return emitOpError() << "result must be a 1-D tensor of " << length
+                         << " elements";
+  return success();
+}
+
+OpFoldResult SplatOp::fold(FoldAdaptor adaptor) {
+  auto value = adaptor.getSrc();
+  if (!value || !isa<IntegerAttr, FloatAttr>(value))
+    return {};
+  return SplatElementsAttr::get(getResult().getType(), value);
+}
+
+LogicalResult BroadcastOp::verify() {
+  auto src = getSrc().getType(), result = getResult().getType();
+  if (src.getRank() != result.getRank())
+    return emitOpError() << "cannot broadcast rank " << src.getRank()
+                         << " to rank " << result.getRank();
+  for (auto [from, to] : llvm::zip(src.getShape(), result.getShape()))
+    if (from != to && from != 1)
+      return emitOpError() << "cannot broadcast " << shapeString(src.getShape())
+                           << " to " << shapeString(result.getShape());
+  return success();
+}
+
+OpFoldResult BroadcastOp::fold(FoldAdaptor adaptor) {
+  if (getSrc().getType() == getResult().getType())
+    return getSrc();
+  if (auto splat = dyn_cast_or_null<SplatElementsAttr>(adaptor.getSrc()))
+    return splat.resizeSplat(getResult().getType());
+  return {};
+}
+
+LogicalResult ExpandDimsOp::verify() {
+  auto src = getSrc().getType(), result = getResult().getType();
+  int64_t axis = getAxis();
+  if (axis < 0 || axis > src.getRank())
+    return emitOpError() << "axis " << axis << " out of range for rank "
+                         << src.getRank();
+  SmallVector<int64_t> expected(src.getShape());
+  expected.insert(expected.begin() + axis, 1);
+  if (result.getShape() != ArrayRef<int64_t>(expected))
+    return emitOpError() << "expected result shape " << shapeString(expected);
+  return success();
+}
+
+OpFoldResult ConvertLayoutOp::fold(FoldAdaptor adaptor) {
+  if (getSrc().getType() == getResult().getType())
+    return getSrc();
+  if (auto splat = dyn_cast_or_null<SplatElementsAttr>(adaptor.getSrc()))
+    return splat.resizeSplat(getResult().getType());
+  return {};
+}
+
+namespace {
+/// True when `value` is computed from splats, ranges and constants alone, so
+/// building it again in another layout is cheaper than moving it.
+bool isRematerializable(Value value, int depth = 0) {
+  Operation *def = value.getDefiningOp();
+  if (!def || depth > 8)
+    return false;
+  if (isa<SplatOp, MakeRangeOp, arith::ConstantOp>(def))
+    return true;
+  if (isa<ExpandDimsOp, BroadcastOp, ConvertLayoutOp>(def))
+    return isRematerializable(def->getOperand(0), depth + 1);
+  if (!OpTrait::hasElementwiseMappableTraits(def) || !isPure(def) ||
+      def->getNumResults() != 1 || def->getNumRegions() != 0)
+    return false;
+  return llvm::all_of(def->getOperands(), [&](Value operand) {
+    return !isa<RankedTensorType>(operand.getType()) ||
+           isRematerializable(operand, depth + 1);
+  });
+}
+
+RankedTensorType withEncoding(Type type, Attribute encoding) {
+  auto tensor = cast<RankedTensorType>(type);
+  return RankedTensorType::get(tensor.getShape(), tensor.getElementType(),
+                               encoding);
+}
+
+/// convert_layout(op(x, ...)) -> op(convert_layout(x), ...) when op's whole
+/// operand tree is rematerializable; ends at splats, ranges and constants,
+/// which are rebuilt in the new layout directly.
+struct RematerializeConvertedSource : OpRewritePattern<ConvertLayoutOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ConvertLayoutOp op,
+                                PatternRewriter &rewriter) const override {
+    Value src = op.getSrc();
+    Operation *def = src.getDefiningOp();
+    if (!def || !isRematerializable(src))
+      return failure();
+    RankedTensorType type = op.getResult().getType();
+    Attribute layout = type.getEncoding();
+    Location loc = op.getLoc();
+    auto convert = [&](Value value, Attribute encoding) -> Value {
+      if (cast<RankedTensorType>(value.getType()).getEncoding() == encoding)
+        return value;
+      return ConvertLayoutOp::create(
+          rewriter, loc, withEncoding(value.getType(), encoding), value);
+    };
+    Value rebuilt;
+    if (auto inner = dyn_cast<ConvertLayoutOp>(def)) {
+      rebuilt = convert(inner.getSrc(), layout);
+    } else if (auto splat = dyn_cast<SplatOp>(def)) {
+      rebuilt = SplatOp::create(rewriter, loc, type, splat.getSrc());
+    } else if (auto range = dyn_cast<MakeRangeOp>(def)) {
+      rebuilt = MakeRangeOp::create(rewriter, loc, type, range.getStart(),
+                                    range.getEnd());
+    } else if (auto constant = dyn_cast<arith::ConstantOp>(def)) {
+      auto dense = dyn_cast<SplatElementsAttr>(constant.getValue());
+      if (!dense)
+        return failure();
+      rebuilt = arith::ConstantOp::create(rewriter, loc, type,
+                                          dense.resizeSplat(type));
+    } else if (auto expand = dyn_cast<ExpandDimsOp>(def)) {
+      auto parent = dyn_cast<DistributedLayoutAttr>(layout);
+      if (!parent)
+        return failure();
+      Value inner = convert(
+          expand.getSrc(),
+          SliceEncodingAttr::get(getContext(), expand.getAxis(), parent));
+      rebuilt = ExpandDimsOp::create(rewriter, loc, type, inner,
+                                     expand.getAxis());
+    } else if (auto broadcast = dyn_cast<BroadcastOp>(def)) {
+      rebuilt = BroadcastOp::create(rewriter, loc, type,
+                                    convert(broadcast.getSrc(), layout));
+    } else {
+      IRMapping mapping;
+      for (Value operand : def->getOperands())
+        if (isa<RankedTensorType>(operand.getType()))
+          mapping.map(operand, convert(operand, layout));
+      Operation *clone = rewriter.clone(*def, mapping);
+      clone->getResult(0).setType(
+          withEncoding(clone->getResult(0).getType(), layout));
+      rebuilt = clone->getResult(0);
+    }
+    rewriter.replaceOp(op, rebuilt);
+    return success();
+  }
+};
+} // namespace
+
+void ConvertLayoutOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                                  MLIRContext *context) {
+  results.add<RematerializeConvertedSource>(context);
+}
+
+LogicalResult AddPtrOp::verify() {
+  if (shapeOf(getPtr().getType()) != shapeOf(getOffset().getType()) ||
+      isa<RankedTensorType>(getPtr().getType()) !=
+          isa<RankedTensorType>(getOffset().getType()))
+    return emitOpError() << "pointer and offset must have the same shape";
+  return success();
+}
+
+OpFoldResult AddPtrOp::fold(FoldAdaptor adaptor) {
+  if (matchPattern(adaptor.getOffset(), m_Zero()))
+    return getPtr();
+  return {};
+}
+
+/// Checks shared by loads and stores: mask shape, element type vs pointee.
+static LogicalResult verifyAccess(Operation *op, Type ptrType, Type valueType,
+                                  Value mask) {
+  Type pointee =
+      cast<PointerType>(getElementTypeOrSelf(ptrType)).getPointeeType();
+  if (getElementTypeOrSelf(valueType) != pointee)
+    return op->emitOpError() << "value element type "
+                             << getElementTypeOrSelf(valueType)
+                             << " does not match the pointee type " << pointee;
+  if (shapeOf(valueType) != shapeOf(ptrType))
+    return op->emitOpError() << "value shape " << shapeString(shapeOf(valueType))
+                             << " does not match pointer shape "
+                             << shapeString(shapeOf(ptrType));
+  if (mask && shapeOf(mask.getType()) != shapeOf(ptrType))
+    return op->emitOpError() << "mask shape must match the pointer shape";
+  return success();
+}
+
+LogicalResult LoadOp::verify() {
+  if (getOther() && !getMask())
+    return emitOpError() << "'other' needs a mask";
+  if (getOther() && getOther().getType() != getResult().getType())
+    return emitOpError() << "'other' must have the result type";
+  return verifyAccess(*this, getPtr().getType(), getResult().getType(),
+                      getMask());
+}
+
+LogicalResult StoreOp::verify() {
+  return verifyAccess(*this, getPtr().getType(), getValue().getType(),
+                      getMask());
+}
+
+LogicalResult DotOp::verify() {
+  auto a = getA().getType(), b = getB().getType(), acc = getAcc().getType();
+  if (a.getRank() != 2 || b.getRank() != 2 || acc.getRank() != 2)
+    return emitOpError() << "operands must be 2-D";
+  if (a.getElementType() != b.getElementType())
+    return emitOpError() << "a and b must have one element type";
+  if (a.getDimSize(1) != b.getDimSize(0))
+    return emitOpError() << "inner dimensions differ: "
+                         << shapeString(a.getShape()) << " x "
+                         << shapeString(b.getShape());
+  if (acc.getDimSize(0) != a.getDimSize(0) ||
+      acc.getDimSize(1) != b.getDimSize(1))
+    return emitOpError() << "accumulator shape " << shapeString(acc.getShape())
+                         << " does not match the product";
+  if (getResult().getType() != acc)
+    return emitOpError() << "result type must be the accumulator type";
+  return success();
+}
+
+LogicalResult ReduceOp::verify() {
+  auto src = getSrc().getType();
+  int64_t axis = getAxis();
+  if (axis < 0 || axis >= src.getRank())
+    return emitOpError() << "axis " << axis << " out of range for rank "
+                         << src.getRank();
+  Type result = getResult().getType();
+  if (getElementTypeOrSelf(result) != src.getElementType())
+    return emitOpError() << "result element type must be "
+                         << src.getElementType();
+  SmallVector<int64_t> expected(src.getShape());
+  expected.erase(expected.begin() + axis);
+  if (expected.empty() ? isa<RankedTensorType>(result)
+                       : shapeOf(result) != ArrayRef<int64_t>(expected))
+    return emitOpError() << "expected result shape " << shapeString(expected);
+  return success();
+}

@@ -1,0 +1,191 @@
+//===- Compiler.cpp - tile source -> PTX, stage by stage ------------------===//
+#include "tilemla/Driver/Compiler.h"
+
+#include "tilemla/Backend/PTXBackend.h"
+#include "tilemla/Conversion/Utility.h"
+#include "tilemla/Frontend/AST.h"
+#include "tilemla/Frontend/MLIRGen.h"
+#include "tilemla/Frontend/Parser.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+
+using namespace mlir;
+
+namespace tilemla {
+std::optional<EmitStage> parseEmitStage(const std::string &name) {
+  return llvm::StringSwitch<std::optional<EmitStage>>(name)
+      .Case("ast", EmitStage::AST)
+      .Case("tile", EmitStage::Tile)
+      .Case("tile-gpu", EmitStage::TileGPU)
+      .Case("llvm-mlir", EmitStage::LLVMMLIR)
+      .Case("llvm", EmitStage::LLVMIR)
+      .Case("ptx", EmitStage::PTX)
+      .Default(std::nullopt);
+}
+
+namespace {
+std::optional<KernelParam> describeParam(Type type) {
+  auto nameOf = [](Type t) -> std::string {
+    if (t.isF16())
+      return "f16";
+    if (t.isBF16())
+      return "bf16";
+    if (t.isF32())
+      return "f32";
+    if (t.isInteger(32))
+      return "i32";
+    if (t.isInteger(64))
+      return "i64";
+    if (t.isInteger(1))
+      return "i1";
+    if (isa<Float8E4M3FNType>(t))
+      return "fp8e4m3";
+    return "";
+  };
+  if (auto ptr = dyn_cast<tile::PointerType>(type))
+    return KernelParam{KernelParam::Pointer, nameOf(ptr.getPointeeType())};
+  if (type.isInteger(32))
+    return KernelParam{KernelParam::Int32, ""};
+  if (type.isInteger(64))
+    return KernelParam{KernelParam::Int64, ""};
+  if (type.isInteger(1))
+    return KernelParam{KernelParam::Bool, ""};
+  if (type.isF32())
+    return KernelParam{KernelParam::Float32, ""};
+  if (type.isF16())
+    return KernelParam{KernelParam::Float16, ""};
+  if (type.isBF16())
+    return KernelParam{KernelParam::BFloat16, ""};
+  return std::nullopt;
+}
+
+/// Runs the pipeline until `stop`, printing that stage to `out` when given.
+/// Fills `kernel` when the pipeline reaches PTX.
+bool runPipeline(const SourceFile &file, const CompileOptions &options,
+                 EmitStage stop, llvm::raw_ostream *out,
+                 llvm::raw_ostream &errs, CompiledKernel *kernel) {
+  DiagnosticEngine diags(&file);
+  std::unique_ptr<ModuleAST> ast = parseSource(file, diags);
+  if (!ast || diags.hasErrors()) {
+    diags.print(errs);
+    return false;
+  }
+  if (stop == EmitStage::AST) {
+    if (out)
+      dumpAST(*ast, *out);
+    return true;
+  }
+
+  DialectRegistry registry;
+  registerTileDialects(registry);
+  MLIRContext context(registry, MLIRContext::Threading::DISABLED);
+  loadFrontendDialects(context);
+  context.loadAllAvailableDialects();
+  OwningOpRef<ModuleOp> module =
+      mlirGen(context, *ast, options.kernelName, options.defines, diags);
+  if (!module || diags.hasErrors()) {
+    diags.print(errs);
+    return false;
+  }
+
+  // Errors from passes point into the source with a caret, like the frontend.
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(file.getText(), file.getPath()),
+      llvm::SMLoc());
+  SourceMgrDiagnosticHandler handler(sourceMgr, &context, errs);
+
+  struct Step {
+    EmitStage stage;
+    void (*build)(OpPassManager &, const CompileOptions &);
+  };
+  const Step steps[] = {
+      {EmitStage::Tile,
+       [](OpPassManager &pm, const CompileOptions &) { buildTilePipeline(pm); }},
+      {EmitStage::TileGPU,
+       [](OpPassManager &pm, const CompileOptions &o) {
+         buildTileGPUPipeline(pm, o.numWarps);
+       }},
+      {EmitStage::LLVMMLIR, [](OpPassManager &pm, const CompileOptions &o) {
+         buildLLVMPipeline(pm, o.arch);
+       }}};
+  for (const Step &step : steps) {
+    if (step.stage == EmitStage::LLVMMLIR && kernel) {
+      // The runtime's view of the signature, once constexprs are gone.
+      module->walk([&](func::FuncOp func) {
+        if (!func->hasAttr("tile.kernel"))
+          return;
+        kernel->name = func.getName().str();
+        for (Type type : func.getArgumentTypes())
+          if (auto param = describeParam(type))
+            kernel->params.push_back(*param);
+      });
+    }
+    PassManager pm(&context);
+    step.build(pm, options);
+    if (failed(pm.run(*module)))
+      return false;
+    if (stop == step.stage) {
+      if (out)
+        module->print(*out);
+      return true;
+    }
+  }
+
+  llvm::LLVMContext llvmContext;
+  auto llvmModule = translateToLLVMIR(*module, llvmContext, options.arch);
+  if (!llvmModule) {
+    errs << "error: " << llvm::toString(llvmModule.takeError()) << "\n";
+    return false;
+  }
+  if (llvm::Error error = optimizeLLVMIR(**llvmModule, options.arch)) {
+    errs << "error: " << llvm::toString(std::move(error)) << "\n";
+    return false;
+  }
+  if (stop == EmitStage::LLVMIR) {
+    if (out)
+      (*llvmModule)->print(*out, nullptr);
+    return true;
+  }
+  auto ptx = emitPTX(**llvmModule, options.arch);
+  if (!ptx) {
+    errs << "error: " << llvm::toString(ptx.takeError()) << "\n";
+    return false;
+  }
+  if (out)
+    *out << *ptx;
+  if (kernel) {
+    kernel->ptx = std::move(*ptx);
+    kernel->arch = options.arch;
+    kernel->numWarps = options.numWarps;
+    if (auto shared =
+            (*module)->getAttrOfType<IntegerAttr>(tile::kSharedBytesAttr))
+      kernel->sharedBytes = shared.getInt();
+  }
+  return true;
+}
+} // namespace
+
+bool emitStage(const SourceFile &file, const CompileOptions &options,
+               EmitStage stage, std::string &out, std::string &errs) {
+  llvm::raw_string_ostream outStream(out), errStream(errs);
+  return runPipeline(file, options, stage, &outStream, errStream, nullptr);
+}
+
+std::optional<CompiledKernel> compileKernel(const SourceFile &file,
+                                            const CompileOptions &options,
+                                            std::string &errs) {
+  llvm::raw_string_ostream errStream(errs);
+  CompiledKernel kernel;
+  if (!runPipeline(file, options, EmitStage::PTX, nullptr, errStream, &kernel))
+    return std::nullopt;
+  return kernel;
+}
+} // namespace tilemla

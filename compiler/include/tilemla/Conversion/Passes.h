@@ -1,0 +1,17 @@
+//===- Passes.h - lowering to LLVM + NVVM -----------------------*- C++ -*-===//
+#ifndef TILEMLA_CONVERSION_PASSES_H
+#define TILEMLA_CONVERSION_PASSES_H
+
+#include "tilemla/Dialect/TileDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Pass/Pass.h"
+
+namespace mlir::tile {
+#define GEN_PASS_DECL
+#include "tilemla/Transforms/ConversionPasses.h.inc"
+#define GEN_PASS_REGISTRATION
+#include "tilemla/Transforms/ConversionPasses.h.inc"
+} // namespace mlir::tile
+
+#endif

@@ -1,0 +1,30 @@
+//===- Passes.td - lowering to LLVM + NVVM -----------------*- tablegen -*-===//
+#ifndef TILE_CONVERSION_PASSES_TD
+#define TILE_CONVERSION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def TileAllocateShared : Pass<"tile-allocate-shared", "mlir::ModuleOp"> {
+  let summary = "Size the shared-memory scratch of every op that needs one";
+  let description = [{
+    Cross-warp reductions, layout conversions and dots stage data through
+    shared memory. Ops run one after another and fence their scratch with
+    barriers, so one buffer of the largest size serves them all; its size in
+    bytes is recorded as the module attribute `tile.shared`.
+  }];
+}
+
+def ConvertTileToLLVM : Pass<"convert-tile-to-llvm", "mlir::ModuleOp"> {
+  let summary = "Lower tile-gpu IR to the LLVM and NVVM dialects";
+  let description = [{
+    Every tensor becomes the registers one thread holds (an LLVM struct);
+    tile ops become per-thread code with NVVM intrinsics for thread ids,
+    shuffles and barriers; scf, arith, math and func follow into LLVM.
+  }];
+  let options = [
+    Option<"arch", "arch", "std::string", "\"sm_90a\"", "target architecture">,
+  ];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect", "mlir::NVVM::NVVMDialect"];
+}
+
+#endif

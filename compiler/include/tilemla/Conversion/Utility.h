@@ -1,0 +1,125 @@
+//===- Utility.h - helpers shared by the lowering patterns ------*- C++ -*-===//
+#ifndef TILEMLA_CONVERSION_UTILITY_H
+#define TILEMLA_CONVERSION_UTILITY_H
+
+#include "tilemla/Conversion/TargetInfo.h"
+#include "tilemla/Dialect/TileDialect.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace mlir::tile {
+constexpr unsigned kWarpSize = 32;
+constexpr unsigned kGlobalAddressSpace = 1;
+constexpr unsigned kSharedAddressSpace = 3;
+constexpr llvm::StringLiteral kSharedBytesAttr = "tile.shared";
+constexpr llvm::StringLiteral kNumWarpsAttr = "tile.num_warps";
+constexpr llvm::StringLiteral kSharedSymbol = "global_smem";
+
+/// Converts tile-gpu types: a tensor becomes the struct of the registers one
+/// thread holds, a tile pointer an LLVM global pointer.
+class TileLLVMTypeConverter : public TypeConverter {
+public:
+  explicit TileLLVMTypeConverter(MLIRContext *context);
+  /// Scalar type the registers of an element type use.
+  Type convertElementType(Type type) const;
+};
+
+//===--------------------------------------------------------------------===//
+// Registers of a tensor
+//===--------------------------------------------------------------------===//
+
+SmallVector<Value> unpackStruct(OpBuilder &builder, Location loc, Value value);
+Value packStruct(OpBuilder &builder, Location loc, Type structType,
+                 ValueRange values);
+
+//===--------------------------------------------------------------------===//
+// Constants and thread indices
+//===--------------------------------------------------------------------===//
+
+Value i32Constant(OpBuilder &builder, Location loc, int64_t value);
+Value scalarConstant(OpBuilder &builder, Location loc, Type type,
+                     Attribute value);
+/// Lane and warp index of the executing thread.
+std::pair<Value, Value> getLaneAndWarp(OpBuilder &builder, Location loc);
+
+//===--------------------------------------------------------------------===//
+// Layouts: which thread holds which element
+//===--------------------------------------------------------------------===//
+
+/// A distributed layout reduced to its blocked root: `shape` is the root's
+/// shape and `dims[i]` the root dimension of tensor dimension i.
+struct ResolvedLayout {
+  BlockedEncodingAttr blocked;
+  SmallVector<int64_t> shape;
+  SmallVector<unsigned> dims;
+};
+ResolvedLayout resolveLayout(RankedTensorType type);
+
+/// Static part of each register's coordinates: `[register][dim]`.
+SmallVector<SmallVector<int64_t>> getRegisterOffsets(RankedTensorType type);
+
+/// Runtime part of the coordinates (the same for all registers of a thread):
+/// coordinate = base[dim] + offsets[register][dim].
+SmallVector<Value> emitBaseCoords(OpBuilder &builder, Location loc,
+                                  RankedTensorType type, Value lane,
+                                  Value warp);
+
+/// Lane-id bits whose change moves the coordinate along `dim` (lanes that
+/// differ only in other bits along this dim hold replicas).
+unsigned getDistinctLaneMask(RankedTensorType type, unsigned dim);
+/// Number of warps holding distinct coordinates along `dim`, and the warp's
+/// index among them.
+unsigned getDistinctWarpCount(RankedTensorType type, unsigned dim);
+Value emitWarpIndexAlong(OpBuilder &builder, Location loc,
+                         RankedTensorType type, unsigned dim, Value warp);
+
+/// Row-major linear index of each register's element: base + offsets[r].
+std::pair<Value, SmallVector<int64_t>>
+emitLinearIndices(OpBuilder &builder, Location loc, RankedTensorType type,
+                  ArrayRef<int64_t> strides, Value lane, Value warp);
+SmallVector<int64_t> getRowMajorStrides(ArrayRef<int64_t> shape);
+
+//===--------------------------------------------------------------------===//
+// Shared memory
+//===--------------------------------------------------------------------===//
+
+/// Base of the program's dynamic shared memory, as `!llvm.ptr<3>`.
+Value getSharedBase(OpBuilder &builder, Location loc, Operation *op);
+/// Address of element `index` of `elemType` in the scratch at `base`.
+Value sharedElementPtr(OpBuilder &builder, Location loc, Value base,
+                       Type elemType, Value index);
+/// Bytes one element of `type` takes in shared memory.
+unsigned getSharedElementBytes(Type elemType);
+/// Scratch bytes the op needs while it runs, 0 if none.
+unsigned getScratchBytes(Operation *op);
+
+//===--------------------------------------------------------------------===//
+// Patterns, one op family per file
+//===--------------------------------------------------------------------===//
+
+void populateProgramIdOpToLLVMPatterns(TileLLVMTypeConverter &converter,
+                                       RewritePatternSet &patterns);
+void populateMakeRangeOpToLLVMPatterns(TileLLVMTypeConverter &converter,
+                                       RewritePatternSet &patterns);
+void populateViewOpToLLVMPatterns(TileLLVMTypeConverter &converter,
+                                  RewritePatternSet &patterns);
+void populateLoadStoreOpToLLVMPatterns(TileLLVMTypeConverter &converter,
+                                       RewritePatternSet &patterns);
+void populateElementwiseOpToLLVMPatterns(TileLLVMTypeConverter &converter,
+                                         RewritePatternSet &patterns);
+void populateReduceOpToLLVMPatterns(TileLLVMTypeConverter &converter,
+                                    const TargetInfo &target,
+                                    RewritePatternSet &patterns);
+void populateConvertLayoutOpToLLVMPatterns(TileLLVMTypeConverter &converter,
+                                           const TargetInfo &target,
+                                           RewritePatternSet &patterns);
+void populateDotOpToLLVMPatterns(TileLLVMTypeConverter &converter,
+                                 const TargetInfo &target,
+                                 RewritePatternSet &patterns);
+/// Scalar math (exp, log, ...) on NVPTX's approximate special functions.
+void populateMathToNVVMPatterns(LLVMTypeConverter &converter,
+                                RewritePatternSet &patterns);
+} // namespace mlir::tile
+
+#endif

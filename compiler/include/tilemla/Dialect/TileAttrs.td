@@ -1,0 +1,86 @@
+//===- TileAttrs.td - layout encodings ---------------------*- tablegen -*-===//
+//
+// A layout encoding rides on a tensor type and says which thread of the
+// program (warp, lane, register) holds which element. Distributed layouts
+// implement Tile_DistributedLayout; the shared-memory, mma accumulator and
+// dot-operand encodings of the tensor-core path join as further attributes.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TILE_ATTRS_TD
+#define TILE_ATTRS_TD
+
+include "tilemla/Dialect/TileDialect.td"
+include "mlir/IR/AttrTypeBase.td"
+
+def Tile_DistributedLayout : AttrInterface<"DistributedLayoutAttr"> {
+  let cppNamespace = "::mlir::tile";
+  let description = [{
+    A layout that spreads a tensor over the registers of the program's
+    threads. Shapes and layout extents are powers of two; a dimension smaller
+    than the layout's tile is replicated (several threads hold the element).
+  }];
+  let methods = [
+    InterfaceMethod<"Registers per thread along each dimension of `shape`.",
+      "::llvm::SmallVector<unsigned>", "getElemsPerThreadPerDim",
+      (ins "::llvm::ArrayRef<int64_t>":$shape)>,
+    InterfaceMethod<"Rank of the tensors this layout describes.",
+      "unsigned", "getRank">,
+    InterfaceMethod<"Warps the layout spans.", "unsigned", "getNumWarps">,
+  ];
+  let extraClassDeclaration = [{
+    unsigned getTotalElemsPerThread(::llvm::ArrayRef<int64_t> shape) {
+      unsigned total = 1;
+      for (unsigned n : getElemsPerThreadPerDim(shape))
+        total *= n;
+      return total;
+    }
+  }];
+}
+
+def Tile_BlockedEncodingAttr : AttrDef<Tile_Dialect, "BlockedEncoding",
+    [DeclareAttrInterfaceMethods<Tile_DistributedLayout>]> {
+  let mnemonic = "blocked";
+  let summary = "row-major blocked layout: registers, then lanes, then warps";
+  let description = [{
+    Along dimension d a thread holds `sizePerThread[d]` contiguous elements;
+    `threadsPerWarp[d]` lanes and `warpsPerCTA[d]` warps tile the dimension,
+    and the tile repeats to cover larger shapes. Lanes and warps are numbered
+    with the last dimension fastest, which makes accesses along the last
+    (contiguous) dimension coalesced.
+  }];
+  let parameters = (ins ArrayRefParameter<"unsigned">:$sizePerThread,
+                        ArrayRefParameter<"unsigned">:$threadsPerWarp,
+                        ArrayRefParameter<"unsigned">:$warpsPerCTA);
+  let assemblyFormat = [{
+    `<` `sizePerThread` `=` `[` $sizePerThread `]` `,`
+        `threadsPerWarp` `=` `[` $threadsPerWarp `]` `,`
+        `warpsPerCTA` `=` `[` $warpsPerCTA `]` `>`
+  }];
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// The default layout for `shape` with `numWarps` warps: up to
+    /// `vectorWidth` contiguous elements per thread along the last dim,
+    /// lanes along the last dim first, warps along the first dim first.
+    static BlockedEncodingAttr getDefault(::mlir::MLIRContext *ctx,
+                                          ::llvm::ArrayRef<int64_t> shape,
+                                          unsigned numWarps,
+                                          unsigned vectorWidth);
+  }];
+}
+
+def Tile_SliceEncodingAttr : AttrDef<Tile_Dialect, "SliceEncoding",
+    [DeclareAttrInterfaceMethods<Tile_DistributedLayout>]> {
+  let mnemonic = "slice";
+  let summary = "the parent layout with one dimension removed";
+  let description = [{
+    What a reduction along `dim` produces: each thread keeps the elements it
+    held in the parent layout, with the reduced dimension collapsed. Inserting
+    the dimension back (`tile.expand_dims`) gives the parent layout again
+    without moving data.
+  }];
+  let parameters = (ins "unsigned":$dim, "DistributedLayoutAttr":$parent);
+  let assemblyFormat = "`<` `dim` `=` $dim `,` `parent` `=` $parent `>`";
+  let genVerifyDecl = 1;
+}
+
+#endif

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Builds the dev configuration and runs every test: GoogleTest unit tests and
+# the lit/FileCheck compiler tests (GPU tests skip when no GPU is present).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh
+cmake --preset dev >/dev/null
+cmake --build build -j"$(nproc)"
+ctest --test-dir build --output-on-failure

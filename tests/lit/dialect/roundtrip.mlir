@@ -1,0 +1,32 @@
+// RUN: tile-opt %s | tile-opt | FileCheck %s
+#blocked = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1]>
+// CHECK-LABEL: func.func @ops
+func.func @ops(%p: !tile.ptr<f32>, %n: i32) {
+  // CHECK: tile.program_id 0 : i32
+  %pid = tile.program_id 0 : i32
+  // CHECK: tile.make_range 0, 16 : tensor<16xi32>
+  %r = tile.make_range 0, 16 : tensor<16xi32>
+  // CHECK: tile.expand_dims %{{.*}} {axis = 1 : i32} : tensor<16xi32> -> tensor<16x1xi32>
+  %e = tile.expand_dims %r {axis = 1 : i32} : tensor<16xi32> -> tensor<16x1xi32>
+  // CHECK: tile.broadcast %{{.*}} : tensor<16x1xi32> -> tensor<16x64xi32>
+  %b = tile.broadcast %e : tensor<16x1xi32> -> tensor<16x64xi32>
+  %ps = tile.splat %p : tensor<16x64x!tile.ptr<f32>>
+  %ptrs = tile.addptr %ps, %b : tensor<16x64x!tile.ptr<f32>>, tensor<16x64xi32>
+  %ns = tile.splat %n : tensor<16x64xi32>
+  %m = arith.cmpi slt, %b, %ns : tensor<16x64xi32>
+  %zero = arith.constant dense<0.0> : tensor<16x64xf32>
+  // CHECK: tile.load %{{.*}}, %{{.*}}, other %{{.*}} : (tensor<16x64x!tile.ptr<f32>>, tensor<16x64xi1>, tensor<16x64xf32>) -> tensor<16x64xf32>
+  %x = tile.load %ptrs, %m, other %zero : (tensor<16x64x!tile.ptr<f32>>, tensor<16x64xi1>, tensor<16x64xf32>) -> tensor<16x64xf32>
+  // CHECK: tile.reduce sum %{{.*}} {axis = 1 : i32} : tensor<16x64xf32> -> tensor<16xf32>
+  %s = tile.reduce sum %x {axis = 1 : i32} : tensor<16x64xf32> -> tensor<16xf32>
+  // CHECK: tile.dot
+  %acc = arith.constant dense<0.0> : tensor<16x16xf32>
+  %xt = tile.load %ptrs : (tensor<16x64x!tile.ptr<f32>>) -> tensor<16x64xf32>
+  %w = arith.constant dense<1.0> : tensor<64x16xf32>
+  %d = tile.dot %xt, %w, %acc : tensor<16x64xf32> * tensor<64x16xf32> -> tensor<16x16xf32>
+  // CHECK: tile.convert_layout %{{.*}} : tensor<16x64xf32> -> tensor<16x64xf32, #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1]>>
+  %c = tile.convert_layout %x : tensor<16x64xf32> -> tensor<16x64xf32, #blocked>
+  // CHECK: tile.store
+  tile.store %ptrs, %x, %m : tensor<16x64x!tile.ptr<f32>>, tensor<16x64xf32>, tensor<16x64xi1>
+  return
+}
