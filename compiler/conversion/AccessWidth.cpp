@@ -37,6 +37,15 @@ int64_t lastDimSize(Type type) {
   return tensor && tensor.getRank() ? tensor.getShape().back() : 1;
 }
 
+/// What every element starting a run of `runLength` is divisible by: inside
+/// a contiguous run that starts at a multiple of D, the elements at multiples
+/// of `runLength` are multiples of gcd(D, runLength).
+int64_t divisibilityAt(const AxisInfo &info, int64_t runLength) {
+  if (runLength >= info.contiguity)
+    return info.divisibility;
+  return std::gcd(info.divisibility, runLength);
+}
+
 AxisInfo meet(const AxisInfo &a, const AxisInfo &b) {
   return {std::gcd(a.contiguity, b.contiguity),
           std::gcd(a.divisibility, b.divisibility),
@@ -116,14 +125,14 @@ void AxisInfoAnalysis::analyzeOp(Operation *op) {
   if (auto expand = dyn_cast<ExpandDimsOp>(op)) {
     AxisInfo info = operand(0);
     if (expand.getAxis() == expand.getType().getRank() - 1)
-      info = {1, info.divisibility, 1}; // the new last dim has one element
+      info = {1, divisibilityAt(info, 1), 1}; // a new last dim of size 1
     set(result, info);
     return;
   }
   if (auto broadcast = dyn_cast<BroadcastOp>(op)) {
     AxisInfo info = operand(0);
     if (lastDimSize(broadcast.getSrc().getType()) == 1)
-      info = {1, info.divisibility, size};
+      info = {1, divisibilityAt(info, 1), size};
     set(result, info);
     return;
   }
@@ -132,19 +141,21 @@ void AxisInfoAnalysis::analyzeOp(Operation *op) {
     int64_t scale = 1;
     if (auto ptr = dyn_cast<PointerType>(getElementTypeOrSelf(result.getType())))
       scale = getSharedElementBytes(ptr.getPointeeType());
-    int64_t rhsDiv = std::min(kMaxDivisibility, rhs.divisibility * scale);
-    set(result, {std::max(std::gcd(lhs.contiguity, rhs.constancy),
-                          std::gcd(rhs.contiguity, lhs.constancy)),
-                 std::gcd(lhs.divisibility, rhsDiv),
+    int64_t contiguity = std::max(std::gcd(lhs.contiguity, rhs.constancy),
+                                  std::gcd(rhs.contiguity, lhs.constancy));
+    int64_t rhsDiv =
+        std::min(kMaxDivisibility, divisibilityAt(rhs, contiguity) * scale);
+    set(result, {contiguity, std::gcd(divisibilityAt(lhs, contiguity), rhsDiv),
                  std::gcd(lhs.constancy, rhs.constancy)});
     return;
   }
   if (isa<arith::MulIOp, arith::ShLIOp>(op)) {
     AxisInfo lhs = operand(0), rhs = operand(1);
+    // The product is not contiguous: every element starts its own run.
     int64_t div = isa<arith::MulIOp>(op)
-                      ? std::min(kMaxDivisibility,
-                                 lhs.divisibility * rhs.divisibility)
-                      : lhs.divisibility;
+                      ? std::min(kMaxDivisibility, divisibilityAt(lhs, 1) *
+                                                       divisibilityAt(rhs, 1))
+                      : divisibilityAt(lhs, 1);
     set(result, {1, div, std::gcd(lhs.constancy, rhs.constancy)});
     return;
   }

@@ -29,6 +29,13 @@ struct ElementwiseOpConversion : ConversionPattern {
     if (!type || !getLayout(type))
       return failure();
     Location loc = op->getLoc();
+    auto isFP8 = [](Type type) {
+      return isa<Float8E4M3FNType>(getElementTypeOrSelf(type));
+    };
+    if (llvm::any_of(op->getOperandTypes(), isFP8) || isFP8(type))
+      return op->emitError() << "fp8e4m3 values can be loaded and stored; "
+                                "arithmetic and conversions on them are not "
+                                "supported yet";
     SmallVector<SmallVector<Value>> unpacked;
     for (Value operand : operands)
       unpacked.push_back(unpackStruct(rewriter, loc, operand));

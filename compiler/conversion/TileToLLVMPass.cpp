@@ -45,6 +45,7 @@ struct ConvertTileToLLVMPass
                          << "' (expected sm_80 or newer, e.g. sm_90a)";
       return signalPassFailure();
     }
+    annotateAccessWidths(module);
     SmallVector<std::string> kernels;
     module.walk([&](func::FuncOp func) {
       if (func->hasAttr(kKernelAttr))
@@ -52,7 +53,6 @@ struct ConvertTileToLLVMPass
       for (unsigned i = 0; i < func.getNumArguments(); ++i)
         func.removeArgAttr(i, kDivisibilityAttr);
     });
-    annotateAccessWidths(module);
     if (failed(lowerTensors(*target)) || failed(lowerStructuredControlFlow()) ||
         failed(lowerToLLVM()))
       return signalPassFailure();

@@ -29,7 +29,7 @@ static std::string shapeString(ArrayRef<int64_t> shape) {
 }
 
 LogicalResult MakeRangeOp::verify() {
-  int64_t start = getStart(), end = getEnd();
+  int64_t start = int32_t(getStart()), end = int32_t(getEnd());
   int64_t length = end - start;
   if (length <= 0 || (length & (length - 1)))
     return emitOpError() << "range [" << start << ", " << end
@@ -70,7 +70,7 @@ OpFoldResult BroadcastOp::fold(FoldAdaptor adaptor) {
 
 LogicalResult ExpandDimsOp::verify() {
   auto src = getSrc().getType(), result = getResult().getType();
-  int64_t axis = getAxis();
+  int64_t axis = int32_t(getAxis());
   if (axis < 0 || axis > src.getRank())
     return emitOpError() << "axis " << axis << " out of range for rank "
                          << src.getRank();
@@ -124,9 +124,17 @@ struct RematerializeConvertedSource : OpRewritePattern<ConvertLayoutOp> {
                                 PatternRewriter &rewriter) const override {
     Value src = op.getSrc();
     Operation *def = src.getDefiningOp();
+    RankedTensorType type = op.getResult().getType();
+    // A chain of conversions needs only its last layout.
+    if (auto inner = dyn_cast_or_null<ConvertLayoutOp>(def)) {
+      if (inner.getSrc().getType() == type)
+        rewriter.replaceOp(op, inner.getSrc());
+      else
+        rewriter.replaceOpWithNewOp<ConvertLayoutOp>(op, type, inner.getSrc());
+      return success();
+    }
     if (!def || !isRematerializable(src))
       return failure();
-    RankedTensorType type = op.getResult().getType();
     Attribute layout = type.getEncoding();
     Location loc = op.getLoc();
     auto convert = [&](Value value, Attribute encoding) -> Value {
@@ -249,7 +257,7 @@ LogicalResult DotOp::verify() {
 
 LogicalResult ReduceOp::verify() {
   auto src = getSrc().getType();
-  int64_t axis = getAxis();
+  int64_t axis = int32_t(getAxis());
   if (axis < 0 || axis >= src.getRank())
     return emitOpError() << "axis " << axis << " out of range for rank "
                          << src.getRank();

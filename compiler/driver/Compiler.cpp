@@ -66,6 +66,21 @@ std::optional<KernelParam> describeParam(Type type) {
   return std::nullopt;
 }
 
+/// Records what the caller knows of the runtime arguments (after constexpr
+/// arguments are gone, so indices match the launch's arguments).
+void applyArgDivisibility(ModuleOp module, ArrayRef<unsigned> divisibility) {
+  module->walk([&](func::FuncOp func) {
+    if (!func->hasAttr("tile.kernel"))
+      return;
+    Builder builder(func.getContext());
+    for (unsigned i = 0; i < func.getNumArguments() && i < divisibility.size();
+         ++i)
+      if (divisibility[i])
+        func.setArgAttr(i, "tile.divisibility",
+                        builder.getI64IntegerAttr(divisibility[i]));
+  });
+}
+
 /// Runs the pipeline until `stop`, printing that stage to `out` when given.
 /// Fills `kernel` when the pipeline reaches PTX.
 bool runPipeline(const SourceFile &file, const CompileOptions &options,
@@ -86,6 +101,7 @@ bool runPipeline(const SourceFile &file, const CompileOptions &options,
   DialectRegistry registry;
   registerTileDialects(registry);
   MLIRContext context(registry, MLIRContext::Threading::DISABLED);
+  context.printOpOnDiagnostic(false);
   loadFrontendDialects(context);
   context.loadAllAvailableDialects();
   OwningOpRef<ModuleOp> module =
@@ -132,6 +148,8 @@ bool runPipeline(const SourceFile &file, const CompileOptions &options,
     step.build(pm, options);
     if (failed(pm.run(*module)))
       return false;
+    if (step.stage == EmitStage::Tile)
+      applyArgDivisibility(*module, options.argDivisibility);
     if (stop == step.stage) {
       if (out)
         module->print(*out);
@@ -187,5 +205,35 @@ std::optional<CompiledKernel> compileKernel(const SourceFile &file,
   if (!runPipeline(file, options, EmitStage::PTX, nullptr, errStream, &kernel))
     return std::nullopt;
   return kernel;
+}
+
+OwningOpRef<ModuleOp> compileToTileIR(const SourceFile &file,
+                                      const CompileOptions &options,
+                                      MLIRContext &context, std::string &errs) {
+  llvm::raw_string_ostream errStream(errs);
+  DiagnosticEngine diags(&file);
+  std::unique_ptr<ModuleAST> ast = parseSource(file, diags);
+  if (!ast || diags.hasErrors()) {
+    diags.print(errStream);
+    return nullptr;
+  }
+  loadFrontendDialects(context);
+  context.loadAllAvailableDialects();
+  OwningOpRef<ModuleOp> module =
+      mlirGen(context, *ast, options.kernelName, options.defines, diags);
+  if (!module || diags.hasErrors()) {
+    diags.print(errStream);
+    return nullptr;
+  }
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(file.getText(), file.getPath()),
+      llvm::SMLoc());
+  SourceMgrDiagnosticHandler handler(sourceMgr, &context, errStream);
+  PassManager pm(&context);
+  buildTilePipeline(pm);
+  if (failed(pm.run(*module)))
+    return nullptr;
+  return module;
 }
 } // namespace tilemla

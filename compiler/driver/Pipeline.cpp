@@ -27,6 +27,7 @@ void buildTilePipeline(OpPassManager &pm) {
   pm.addPass(createSymbolDCEPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  pm.addPass(createCanonicalizerPass()); // folds what CSE made identical
 }
 
 void buildTileGPUPipeline(OpPassManager &pm, unsigned numWarps) {

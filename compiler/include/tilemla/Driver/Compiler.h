@@ -2,6 +2,7 @@
 #ifndef TILEMLA_DRIVER_COMPILER_H
 #define TILEMLA_DRIVER_COMPILER_H
 
+#include "tilemla/Export.h"
 #include "tilemla/Frontend/Diagnostics.h"
 
 #include "llvm/Support/raw_ostream.h"
@@ -12,19 +13,26 @@
 
 namespace mlir {
 class DialectRegistry;
+class MLIRContext;
+class ModuleOp;
 class OpPassManager;
+template <typename OpTy> class OwningOpRef;
 } // namespace mlir
 
 namespace tilemla {
 /// Where `tilec --emit=` stops.
 enum class EmitStage { AST, Tile, TileGPU, LLVMMLIR, LLVMIR, PTX };
-std::optional<EmitStage> parseEmitStage(const std::string &name);
+TILEMLA_API std::optional<EmitStage> parseEmitStage(const std::string &name);
 
 struct CompileOptions {
   std::string kernelName;                     ///< empty: the file's first kernel
   std::map<std::string, std::string> defines; ///< constexpr NAME -> VALUE
   std::string arch = "sm_90a";
   unsigned numWarps = 4;
+  /// Per runtime argument, what its value is known to be divisible by (bytes
+  /// for pointers, the value for integers); 0: the default (pointers 16-byte
+  /// aligned, integers unknown). Enables vectorized, uniformly masked access.
+  std::vector<unsigned> argDivisibility;
 };
 
 /// A kernel parameter as the runtime passes it.
@@ -45,25 +53,36 @@ struct CompiledKernel {
 /// Compiles `file` up to `stage`, appending that stage's text to `out`.
 /// Diagnostics are appended to `errs`; returns false if there were errors.
 /// (The public API speaks std types only: libtilemla hides LLVM.)
-bool emitStage(const SourceFile &file, const CompileOptions &options,
-               EmitStage stage, std::string &out, std::string &errs);
+TILEMLA_API bool emitStage(const SourceFile &file,
+                           const CompileOptions &options, EmitStage stage,
+                           std::string &out, std::string &errs);
 
 /// Compiles `file` to PTX. Diagnostics are appended to `errs`.
-std::optional<CompiledKernel> compileKernel(const SourceFile &file,
-                                            const CompileOptions &options,
-                                            std::string &errs);
+TILEMLA_API std::optional<CompiledKernel>
+compileKernel(const SourceFile &file, const CompileOptions &options,
+              std::string &errs);
+
+/// Parses `file` and runs the tile pipeline (what `--emit=tile` prints) in
+/// `context`, which must hold registerTileDialects' dialects and outlive the
+/// module. Returns null, with diagnostics appended to `errs`, on errors.
+/// (For in-process consumers of tile IR such as the interpreter.)
+TILEMLA_API mlir::OwningOpRef<mlir::ModuleOp>
+compileToTileIR(const SourceFile &file, const CompileOptions &options,
+                mlir::MLIRContext &context, std::string &errs);
 
 /// Dialects and passes, for tile-opt and tests.
-void registerTileDialects(mlir::DialectRegistry &registry);
-void registerTilePasses();
+TILEMLA_API void registerTileDialects(mlir::DialectRegistry &registry);
+TILEMLA_API void registerTilePasses();
 
 /// mlir-opt with the tile dialects and passes registered (tile-opt's main).
-int runTileOptMain(int argc, char **argv);
+TILEMLA_API int runTileOptMain(int argc, char **argv);
 
 /// The pipelines between stages.
-void buildTilePipeline(mlir::OpPassManager &pm);
-void buildTileGPUPipeline(mlir::OpPassManager &pm, unsigned numWarps);
-void buildLLVMPipeline(mlir::OpPassManager &pm, llvm::StringRef arch);
+TILEMLA_API void buildTilePipeline(mlir::OpPassManager &pm);
+TILEMLA_API void buildTileGPUPipeline(mlir::OpPassManager &pm,
+                                      unsigned numWarps);
+TILEMLA_API void buildLLVMPipeline(mlir::OpPassManager &pm,
+                                   llvm::StringRef arch);
 } // namespace tilemla
 
 #endif

@@ -11,6 +11,8 @@
 #ifndef TILEMLA_FRONTEND_DIAGNOSTICS_H
 #define TILEMLA_FRONTEND_DIAGNOSTICS_H
 
+#include "tilemla/Export.h"
+
 #include "llvm/ADT/StringRef.h"
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/raw_ostream.h"
@@ -35,7 +37,7 @@ struct SourceLoc {
 };
 
 /// A source buffer with its path; owns the text the lexer and AST point into.
-class SourceFile {
+class TILEMLA_API SourceFile {
 public:
   SourceFile(std::string path, std::string text);
 
@@ -60,7 +62,7 @@ struct Diagnostic {
 };
 
 /// Collects diagnostics for one source file.
-class DiagnosticEngine {
+class TILEMLA_API DiagnosticEngine {
 public:
   /// `file` may be null (e.g. diagnostics about -D values); then locations
   /// are printed as "<unknown>".

@@ -1,0 +1,305 @@
+//===- KernelCache.cpp - memory + disk cache of compiled kernels ----------===//
+#include "KernelCache.h"
+
+#include "../cuda/PtxToCubin.h"
+#include "tilemla/Backend/PTXBackend.h"
+#include "tilemla/Driver/Compiler.h"
+#include "tilemla/Runtime.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/SHA256.h"
+#include <cstdlib>
+#include <fmt/format.h>
+#include <fstream>
+#include <future>
+#include <mutex>
+#include <sstream>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+
+namespace tilemla::runtime {
+namespace {
+std::string sha256Hex(const std::string &data) {
+  llvm::SHA256 hash;
+  hash.update(llvm::StringRef(data));
+  return llvm::toHex(hash.final(), /*LowerCase=*/true);
+}
+
+std::string paramName(const KernelParam &param) {
+  switch (param.kind) {
+  case KernelParam::Pointer:
+    return "*" + param.elementType;
+  case KernelParam::Int32:
+    return "i32";
+  case KernelParam::Int64:
+    return "i64";
+  case KernelParam::Float32:
+    return "f32";
+  case KernelParam::Float16:
+    return "f16";
+  case KernelParam::BFloat16:
+    return "bf16";
+  case KernelParam::Bool:
+    return "i1";
+  }
+  return "?";
+}
+
+/// Writes every stage of the pipeline to $TILEMLA_DUMP_DIR/<name>-<key>/.
+void dumpStages(const CompileRequest &request, const SourceFile &file,
+                const CompileOptions &options, const std::string &key) {
+  const char *dumpRoot = std::getenv("TILEMLA_DUMP_DIR");
+  if (!dumpRoot || !*dumpRoot)
+    return;
+  std::string stem = fs::path(request.sourcePath).stem().string();
+  fs::path folder = fs::path(dumpRoot) / (stem + "-" + key.substr(0, 16));
+  std::error_code error;
+  fs::create_directories(folder, error);
+  const std::pair<const char *, EmitStage> stages[] = {
+      {"0-ast.txt", EmitStage::AST},         {"1-tile.mlir", EmitStage::Tile},
+      {"2-tile-gpu.mlir", EmitStage::TileGPU}, {"3-llvm.mlir", EmitStage::LLVMMLIR},
+      {"4-llvm.ll", EmitStage::LLVMIR},      {"5-kernel.ptx", EmitStage::PTX}};
+  for (const auto &[fileName, stage] : stages) {
+    std::string out, errs;
+    emitStage(file, options, stage, out, errs);
+    std::ofstream(folder / fileName, std::ios::binary) << out << errs;
+  }
+}
+
+Artifact compile(const CompileRequest &request, const std::string &key) {
+  SourceFile file(request.sourcePath, request.sourceText);
+  CompileOptions options;
+  options.kernelName = request.kernelName;
+  options.defines = request.constexprs;
+  options.arch = request.arch;
+  options.numWarps = request.numWarps;
+  for (char fact : request.argFacts)
+    options.argDivisibility.push_back(fact == 'u' ? 1 : fact == 'd' ? 16 : 0);
+  dumpStages(request, file, options, key);
+  std::string errors;
+  std::optional<CompiledKernel> kernel = compileKernel(file, options, errors);
+  if (!kernel)
+    throw Error(fmt::format("cannot compile {}:\n{}", request.sourcePath,
+                            errors));
+  cacheStats().compiles++;
+  Artifact artifact;
+  artifact.key = key;
+  artifact.name = kernel->name;
+  artifact.arch = kernel->arch;
+  artifact.numWarps = kernel->numWarps;
+  artifact.sharedBytes = kernel->sharedBytes;
+  for (const KernelParam &param : kernel->params)
+    artifact.params.push_back(paramName(param));
+  if (auto cubin = cuda::assembleCubin(kernel->ptx, kernel->arch, kernel->name))
+    artifact.cubin = std::move(*cubin);
+  artifact.ptx = std::move(kernel->ptx);
+  return artifact;
+}
+
+struct MemoryCache {
+  std::mutex mutex;
+  std::map<std::string, std::shared_future<std::shared_ptr<const Artifact>>>
+      entries;
+};
+
+MemoryCache &memoryCache() {
+  static MemoryCache cache;
+  return cache;
+}
+} // namespace
+
+CacheStats &cacheStats() {
+  static CacheStats stats;
+  return stats;
+}
+
+std::string computeCacheKey(const CompileRequest &request) {
+  std::string material;
+  auto field = [&](const std::string &name, const std::string &value) {
+    material += fmt::format("{}:{}:{}\n", name, value.size(), value);
+  };
+  field("build", compilerBuildId());
+  field("source", sha256Hex(request.sourceText));
+  field("kernel", request.kernelName);
+  for (const auto &[name, value] : request.constexprs) // std::map: sorted
+    field("constexpr " + name, value);
+  field("warps", std::to_string(request.numWarps));
+  field("arch", request.arch);
+  field("args", request.argFacts);
+  field("ptx", std::to_string(kPTXVersion));
+  return sha256Hex(material);
+}
+
+std::optional<fs::path> diskCacheDirectory() {
+  const char *mode = std::getenv("TILEMLA_CACHE");
+  if (mode && (std::string(mode) == "off" || std::string(mode) == "0"))
+    return std::nullopt;
+  if (const char *dir = std::getenv("TILEMLA_CACHE_DIR"); dir && *dir)
+    return fs::path(dir);
+  if (const char *xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
+    return fs::path(xdg) / "tilemla";
+  if (const char *home = std::getenv("HOME"); home && *home)
+    return fs::path(home) / ".cache" / "tilemla";
+  return std::nullopt;
+}
+
+namespace {
+bool readFile(const fs::path &path, std::string &out) {
+  std::ifstream stream(path, std::ios::binary);
+  if (!stream)
+    return false;
+  std::ostringstream text;
+  text << stream.rdbuf();
+  out = text.str();
+  return bool(stream) || stream.eof();
+}
+
+/// Writes `data` to a unique temporary file beside `path`, then renames it
+/// into place, so readers never see a partial file.
+bool writeFileAtomically(const fs::path &path, const std::string &data) {
+  static std::atomic<unsigned> counter{0};
+  fs::path temp = path;
+  temp += fmt::format(".tmp.{}.{}", getpid(), counter++);
+  {
+    std::ofstream stream(temp, std::ios::binary | std::ios::trunc);
+    if (!(stream << data) || !stream.flush())
+      return false;
+  }
+  std::error_code error;
+  fs::rename(temp, path, error);
+  if (error)
+    fs::remove(temp, error);
+  return !error;
+}
+
+fs::path entryFolder(const fs::path &root, const std::string &key) {
+  return root / key.substr(0, 2) / key;
+}
+} // namespace
+
+std::optional<Artifact> loadFromDisk(const fs::path &root,
+                                     const std::string &key) {
+  fs::path folder = entryFolder(root, key);
+  std::string metaText;
+  if (!readFile(folder / "meta.json", metaText))
+    return std::nullopt;
+  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(metaText);
+  if (!parsed) {
+    llvm::consumeError(parsed.takeError());
+    return std::nullopt;
+  }
+  const llvm::json::Object *meta = parsed->getAsObject();
+  if (!meta)
+    return std::nullopt;
+  auto text = [&](const char *field) -> std::string {
+    auto value = meta->getString(field);
+    return value ? value->str() : std::string();
+  };
+  if (text("key") != key || text("build") != compilerBuildId())
+    return std::nullopt;
+  Artifact artifact;
+  artifact.key = key;
+  artifact.name = text("name");
+  artifact.arch = text("arch");
+  artifact.numWarps = meta->getInteger("num_warps").value_or(0);
+  artifact.sharedBytes = meta->getInteger("shared_bytes").value_or(0);
+  if (const llvm::json::Array *params = meta->getArray("params"))
+    for (const llvm::json::Value &param : *params)
+      if (auto name = param.getAsString())
+        artifact.params.push_back(name->str());
+  if (!readFile(folder / "kernel.ptx", artifact.ptx) ||
+      sha256Hex(artifact.ptx) != text("ptx_sha256") || artifact.name.empty())
+    return std::nullopt;
+  std::string cubinHash = text("cubin_sha256");
+  if (!cubinHash.empty() &&
+      (!readFile(folder / "kernel.cubin", artifact.cubin) ||
+       sha256Hex(artifact.cubin) != cubinHash))
+    return std::nullopt;
+  return artifact;
+}
+
+void storeToDisk(const fs::path &root, const Artifact &artifact) {
+  fs::path folder = entryFolder(root, artifact.key);
+  std::error_code error;
+  fs::create_directories(folder, error);
+  if (error)
+    return;
+  llvm::json::Array params;
+  for (const std::string &param : artifact.params)
+    params.push_back(param);
+  llvm::json::Object meta{
+      {"key", artifact.key},
+      {"build", compilerBuildId()},
+      {"name", artifact.name},
+      {"arch", artifact.arch},
+      {"ptx_version", int64_t(kPTXVersion)},
+      {"num_warps", int64_t(artifact.numWarps)},
+      {"shared_bytes", int64_t(artifact.sharedBytes)},
+      {"params", std::move(params)},
+      {"ptx_sha256", sha256Hex(artifact.ptx)},
+      {"cubin_sha256", artifact.cubin.empty() ? "" : sha256Hex(artifact.cubin)}};
+  std::string metaText;
+  llvm::raw_string_ostream(metaText)
+      << llvm::formatv("{0:2}", llvm::json::Value(std::move(meta)));
+  // The metadata goes last: it names the checksums the other files must have.
+  if (!writeFileAtomically(folder / "kernel.ptx", artifact.ptx))
+    return;
+  if (!artifact.cubin.empty() &&
+      !writeFileAtomically(folder / "kernel.cubin", artifact.cubin))
+    return;
+  writeFileAtomically(folder / "meta.json", metaText);
+}
+
+std::shared_ptr<const Artifact> getArtifact(const CompileRequest &request) {
+  std::string key = computeCacheKey(request);
+  MemoryCache &cache = memoryCache();
+  std::promise<std::shared_ptr<const Artifact>> promise;
+  std::shared_future<std::shared_ptr<const Artifact>> future;
+  bool compilesHere = false;
+  {
+    std::lock_guard<std::mutex> lock(cache.mutex);
+    auto it = cache.entries.find(key);
+    if (it != cache.entries.end()) {
+      future = it->second;
+      cacheStats().memoryHits++;
+    } else {
+      future = promise.get_future().share();
+      cache.entries.emplace(key, future);
+      compilesHere = true;
+    }
+  }
+  if (!compilesHere)
+    return future.get(); // rethrows the compile error of the first caller
+  try {
+    std::shared_ptr<const Artifact> artifact;
+    std::optional<fs::path> root = diskCacheDirectory();
+    if (root)
+      if (std::optional<Artifact> hit = loadFromDisk(*root, key)) {
+        cacheStats().diskHits++;
+        artifact = std::make_shared<const Artifact>(std::move(*hit));
+      }
+    if (!artifact) {
+      artifact = std::make_shared<const Artifact>(compile(request, key));
+      if (root)
+        storeToDisk(*root, *artifact);
+    }
+    promise.set_value(artifact);
+  } catch (...) {
+    // A failed compile is not remembered: the next call tries again.
+    {
+      std::lock_guard<std::mutex> lock(cache.mutex);
+      cache.entries.erase(key);
+    }
+    promise.set_exception(std::current_exception());
+  }
+  return future.get();
+}
+
+void clearMemoryCache() {
+  std::lock_guard<std::mutex> lock(memoryCache().mutex);
+  memoryCache().entries.clear();
+}
+} // namespace tilemla::runtime

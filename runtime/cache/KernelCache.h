@@ -1,0 +1,78 @@
+//===- KernelCache.h - compile once per specialization ----------*- C++ -*-===//
+//
+// The cache key is a SHA-256 over everything that changes the generated
+// code: the compiler's build id (a hash of its sources), the kernel source,
+// the kernel name, the constexpr values, the warps, the target architecture
+// and the PTX version. Artifacts (PTX, cubin, metadata) live in a
+// thread-safe, single-flight memory cache backed by an on-disk cache.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TILEMLA_RUNTIME_KERNELCACHE_H
+#define TILEMLA_RUNTIME_KERNELCACHE_H
+
+#include <atomic>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tilemla::runtime {
+/// What one specialization is compiled from.
+struct CompileRequest {
+  std::string sourcePath; ///< for diagnostics only
+  std::string sourceText;
+  std::string kernelName; ///< empty: the source's first kernel
+  std::map<std::string, std::string> constexprs;
+  unsigned numWarps = 4;
+  std::string arch;
+  /// One letter per runtime argument: 'a'/'u' pointer 16-byte aligned or
+  /// not, 'd'/'n' integer divisible by 16 or not, '-' nothing known.
+  std::string argFacts;
+};
+
+/// What a compile produces; stored on disk as kernel.ptx, kernel.cubin and
+/// meta.json.
+struct Artifact {
+  std::string key;
+  std::string name;
+  std::string arch;
+  std::string ptx;
+  std::string cubin; ///< empty when nvJitLink is unavailable
+  unsigned numWarps = 4;
+  unsigned sharedBytes = 0;
+  std::vector<std::string> params; ///< "*bf16", "i32", ...
+};
+
+/// The compiler's build id: a hash of its sources, fixed at build time.
+const char *compilerBuildId();
+
+std::string computeCacheKey(const CompileRequest &request);
+
+/// The disk cache folder, or nullopt when TILEMLA_CACHE=off.
+std::optional<std::filesystem::path> diskCacheDirectory();
+
+/// Reads and verifies an entry (checksums, key, build id); nullopt when it is
+/// missing, truncated, corrupt or from another compiler.
+std::optional<Artifact> loadFromDisk(const std::filesystem::path &root,
+                                     const std::string &key);
+/// Writes an entry atomically (temporary files renamed into place; the
+/// metadata, written last, commits it). Failures to write are not fatal.
+void storeToDisk(const std::filesystem::path &root, const Artifact &artifact);
+
+struct CacheStats {
+  std::atomic<unsigned> compiles{0}, memoryHits{0}, diskHits{0};
+};
+CacheStats &cacheStats();
+
+/// The artifact for `request`: from memory, else disk, else compiled; N
+/// threads asking for one key at once compile it once. Throws tilemla::Error
+/// with the compiler's diagnostics if the kernel does not compile.
+std::shared_ptr<const Artifact> getArtifact(const CompileRequest &request);
+
+/// Forgets the memory cache (tests use it to exercise the disk cache).
+void clearMemoryCache();
+} // namespace tilemla::runtime
+
+#endif

@@ -1,0 +1,83 @@
+//===- CudaDriver.h - the CUDA driver API, loaded at run time ---*- C++ -*-===//
+//
+// libcuda.so.1 is opened with dlopen on first use, so the compiler and tools
+// run on machines without a GPU driver; only a launch needs one. The few
+// driver types are declared here (they are a stable C ABI), which keeps the
+// build independent of the CUDA headers.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TILEMLA_RUNTIME_CUDADRIVER_H
+#define TILEMLA_RUNTIME_CUDADRIVER_H
+
+#include <cstddef>
+#include <string>
+
+namespace tilemla::cuda {
+using CUresult = int;
+using CUdevice = int;
+using CUdeviceptr = unsigned long long;
+using CUcontext = struct CUctx_st *;
+using CUmodule = struct CUmod_st *;
+using CUfunction = struct CUfunc_st *;
+using CUstream = struct CUstream_st *;
+
+constexpr CUresult CUDA_SUCCESS = 0;
+constexpr int CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16;
+constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75;
+constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76;
+constexpr int CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97;
+constexpr int CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8;
+
+/// Entry points of the driver API that tilemla uses.
+struct DriverApi {
+  CUresult (*cuInit)(unsigned);
+  CUresult (*cuGetErrorName)(CUresult, const char **);
+  CUresult (*cuGetErrorString)(CUresult, const char **);
+  CUresult (*cuDeviceGetCount)(int *);
+  CUresult (*cuDeviceGet)(CUdevice *, int);
+  CUresult (*cuDeviceGetAttribute)(int *, int, CUdevice);
+  CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *, CUdevice);
+  CUresult (*cuCtxGetCurrent)(CUcontext *);
+  CUresult (*cuCtxSetCurrent)(CUcontext);
+  CUresult (*cuCtxGetDevice)(CUdevice *);
+  CUresult (*cuCtxSynchronize)();
+  CUresult (*cuModuleLoadData)(CUmodule *, const void *);
+  CUresult (*cuModuleUnload)(CUmodule);
+  CUresult (*cuModuleGetFunction)(CUfunction *, CUmodule, const char *);
+  CUresult (*cuFuncSetAttribute)(CUfunction, int, int);
+  CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned,
+                             unsigned, unsigned, unsigned, unsigned, CUstream,
+                             void **, void **);
+  CUresult (*cuMemAlloc)(CUdeviceptr *, size_t);
+  CUresult (*cuMemFree)(CUdeviceptr);
+  CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void *, size_t);
+  CUresult (*cuMemcpyDtoH)(void *, CUdeviceptr, size_t);
+  CUresult (*cuMemsetD8)(CUdeviceptr, unsigned char, size_t);
+  CUresult (*cuStreamSynchronize)(CUstream);
+};
+
+/// True if libcuda.so.1 can be loaded and reports at least one device.
+bool isGpuAvailable();
+
+/// The driver, loaded and initialized on first call; throws tilemla::Error
+/// when no driver is installed.
+const DriverApi &driver();
+
+/// Throws tilemla::Error naming the call, the CUresult's name and `what`
+/// (e.g. the kernel) unless `result` is CUDA_SUCCESS.
+void check(CUresult result, const char *call, const std::string &what = "");
+
+/// The CUDA context launches go to: the current one if the caller has set
+/// one (as frameworks do), else device 0's primary context, made current.
+CUcontext currentContext();
+CUdevice currentDevice();
+
+/// "sm_90a" for compute capability 9.0, "sm_80"... for the current device.
+std::string currentArch();
+} // namespace tilemla::cuda
+
+/// TILEMLA_CU(cuMemAlloc, "workspace", &ptr, bytes): call and check.
+#define TILEMLA_CU(fn, what, ...)                                              \
+  ::tilemla::cuda::check(::tilemla::cuda::driver().fn(__VA_ARGS__), #fn, what)
+
+#endif

@@ -1,0 +1,145 @@
+//===- Runtime.h - JIT-compiled tile kernels, launched on CUDA --*- C++ -*-===//
+//
+// A Kernel is a tile-language source plus constexpr values. It is compiled to
+// PTX (and a cubin through nvJitLink when available) on first launch, once
+// per specialization, cached in memory and on disk, and launched on a CUDA
+// stream without synchronizing the host.
+//
+// Environment:
+//   TILEMLA_CACHE_DIR  disk cache folder (default $XDG_CACHE_HOME/tilemla or
+//                      ~/.cache/tilemla)
+//   TILEMLA_CACHE=off  no disk cache
+//   TILEMLA_DUMP_DIR   write every stage of every compile there
+//
+//===----------------------------------------------------------------------===//
+#ifndef TILEMLA_RUNTIME_H
+#define TILEMLA_RUNTIME_H
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#ifndef TILEMLA_API
+#define TILEMLA_API __attribute__((visibility("default")))
+#endif
+
+namespace tilemla {
+/// Every runtime failure: bad arguments, compile errors, CUDA errors.
+class TILEMLA_API Error : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
+/// One kernel argument: a device pointer or a scalar.
+class TILEMLA_API KernelArg {
+public:
+  enum class Kind { Pointer, Int32, Int64, Float32, Bool };
+  static KernelArg pointer(const void *devicePtr) {
+    return KernelArg(Kind::Pointer, reinterpret_cast<uint64_t>(devicePtr));
+  }
+  static KernelArg i32(int32_t v) {
+    return KernelArg(Kind::Int32, static_cast<uint32_t>(v));
+  }
+  static KernelArg i64(int64_t v) {
+    return KernelArg(Kind::Int64, static_cast<uint64_t>(v));
+  }
+  static KernelArg f32(float v);
+  static KernelArg boolean(bool v) { return KernelArg(Kind::Bool, v); }
+
+  Kind kind() const { return argKind; }
+  /// Address of the value as cuLaunchKernel wants it.
+  void *storage() const { return const_cast<uint64_t *>(&bits); }
+
+private:
+  KernelArg(Kind kind, uint64_t bits) : argKind(kind), bits(bits) {}
+  Kind argKind;
+  uint64_t bits;
+};
+
+using Dim3 = std::array<unsigned, 3>;
+/// A CUDA stream (CUstream / cudaStream_t); null is the legacy default stream.
+using StreamHandle = void *;
+
+struct KernelOptions {
+  unsigned numWarps = 4;
+  std::string arch; ///< empty: the current device's (sm_90a on Hopper)
+};
+
+/// What a compiled specialization looks like to a caller.
+struct KernelInfo {
+  std::string name;
+  std::string arch;
+  std::string cacheKey;
+  unsigned numWarps = 4;
+  unsigned sharedBytes = 0;
+  std::vector<std::string> params; ///< "*bf16", "i32", "f32", ...
+  bool hasCubin = false;           ///< false: the driver JIT-compiled the PTX
+};
+
+class TILEMLA_API Kernel {
+public:
+  using Constexprs = std::map<std::string, std::string>;
+
+  /// A kernel whose source was embedded in the library at build time, by its
+  /// path under kernels/ without extension, e.g. "examples/softmax".
+  static Kernel fromEmbedded(const std::string &name,
+                             const Constexprs &constexprs = {},
+                             const KernelOptions &options = {});
+  static Kernel fromFile(const std::string &path,
+                         const Constexprs &constexprs = {},
+                         const KernelOptions &options = {});
+  static Kernel fromSource(const std::string &path, const std::string &text,
+                           const Constexprs &constexprs = {},
+                           const KernelOptions &options = {});
+  /// Names of the embedded kernel sources.
+  static std::vector<std::string> embeddedNames();
+
+  /// Launches `grid` programs on `stream`; compiles and loads on first use.
+  /// Arguments are checked against the kernel's signature.
+  void launch(Dim3 grid, const std::vector<KernelArg> &args,
+              StreamHandle stream = nullptr) const;
+
+  /// Compiles (if needed) and describes the specialization for the current
+  /// device.
+  KernelInfo info() const;
+
+  struct Impl;
+
+private:
+  explicit Kernel(std::shared_ptr<Impl> impl) : impl(std::move(impl)) {}
+  std::shared_ptr<Impl> impl;
+};
+
+/// True if a CUDA driver and at least one GPU are present.
+TILEMLA_API bool isGpuAvailable();
+
+/// Device memory in the current context (cuMemAlloc), freed on destruction.
+class TILEMLA_API DeviceBuffer {
+public:
+  explicit DeviceBuffer(size_t bytes);
+  ~DeviceBuffer();
+  DeviceBuffer(const DeviceBuffer &) = delete;
+  DeviceBuffer &operator=(const DeviceBuffer &) = delete;
+  DeviceBuffer(DeviceBuffer &&other) noexcept;
+
+  void *data() const { return reinterpret_cast<void *>(address); }
+  size_t size() const { return bytes; }
+  /// Synchronous copies; `count` bytes from the start of the buffer.
+  void upload(const void *host, size_t count);
+  void download(void *host, size_t count) const;
+  void fill(unsigned char byte);
+
+private:
+  unsigned long long address = 0;
+  size_t bytes = 0;
+};
+
+/// Waits for all work in the current context (tests and benchmarks only).
+TILEMLA_API void synchronize();
+} // namespace tilemla
+
+#endif

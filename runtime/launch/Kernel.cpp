@@ -1,0 +1,212 @@
+//===- Kernel.cpp - kernel handles, argument checks, launches -------------===//
+#include "../cache/KernelCache.h"
+#include "../cuda/CudaDriver.h"
+#include "EmbeddedKernels.h"
+#include "tilemla/Runtime.h"
+
+#include <cstring>
+#include <deque>
+#include <fmt/format.h>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+
+namespace tilemla {
+using namespace cuda;
+
+KernelArg KernelArg::f32(float v) {
+  uint32_t bits;
+  std::memcpy(&bits, &v, sizeof bits);
+  return KernelArg(Kind::Float32, bits);
+}
+
+bool isGpuAvailable() { return cuda::isGpuAvailable(); }
+
+namespace {
+/// A specialization loaded into one CUDA context.
+struct LoadedKernel {
+  std::shared_ptr<const runtime::Artifact> artifact;
+  CUmodule module = nullptr;
+  CUfunction function = nullptr;
+};
+
+/// Modules are shared by every handle of one specialization in a context.
+LoadedKernel loadInContext(std::shared_ptr<const runtime::Artifact> artifact,
+                           CUcontext context) {
+  static std::mutex mutex;
+  static std::map<std::pair<std::string, CUcontext>, LoadedKernel> modules;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto key = std::make_pair(artifact->key, context);
+  if (auto it = modules.find(key); it != modules.end())
+    return it->second;
+  LoadedKernel loaded;
+  loaded.artifact = artifact;
+  const std::string &image =
+      artifact->cubin.empty() ? artifact->ptx : artifact->cubin;
+  TILEMLA_CU(cuModuleLoadData, "kernel " + artifact->name, &loaded.module,
+             image.c_str());
+  TILEMLA_CU(cuModuleGetFunction, "kernel " + artifact->name,
+             &loaded.function, loaded.module, artifact->name.c_str());
+  if (artifact->sharedBytes > 48 * 1024)
+    TILEMLA_CU(cuFuncSetAttribute, "kernel " + artifact->name,
+               loaded.function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+               int(artifact->sharedBytes));
+  modules.emplace(key, loaded);
+  return loaded;
+}
+
+const char *kindName(KernelArg::Kind kind) {
+  switch (kind) {
+  case KernelArg::Kind::Pointer:
+    return "a pointer";
+  case KernelArg::Kind::Int32:
+    return "i32";
+  case KernelArg::Kind::Int64:
+    return "i64";
+  case KernelArg::Kind::Float32:
+    return "f32";
+  case KernelArg::Kind::Bool:
+    return "i1";
+  }
+  return "?";
+}
+
+bool accepts(const std::string &param, KernelArg::Kind kind) {
+  if (param[0] == '*')
+    return kind == KernelArg::Kind::Pointer;
+  return (param == "i32" && kind == KernelArg::Kind::Int32) ||
+         (param == "i64" && kind == KernelArg::Kind::Int64) ||
+         (param == "f32" && kind == KernelArg::Kind::Float32) ||
+         (param == "i1" && kind == KernelArg::Kind::Bool);
+}
+
+/// One letter per argument: what the compiler may assume about it. Pointers
+/// 16-byte aligned ('a') or not ('u'); integers divisible by 16 ('d') or
+/// not ('n'). Part of the specialization key, like Triton's.
+std::string argSpecialization(const std::vector<KernelArg> &args) {
+  std::string spec;
+  for (const KernelArg &arg : args) {
+    uint64_t bits = *static_cast<uint64_t *>(arg.storage());
+    switch (arg.kind()) {
+    case KernelArg::Kind::Pointer:
+      spec += bits % 16 == 0 ? 'a' : 'u';
+      break;
+    case KernelArg::Kind::Int32:
+      spec += uint32_t(bits) % 16 == 0 ? 'd' : 'n';
+      break;
+    case KernelArg::Kind::Int64:
+      spec += bits % 16 == 0 ? 'd' : 'n';
+      break;
+    default:
+      spec += '-';
+    }
+  }
+  return spec;
+}
+} // namespace
+
+struct Kernel::Impl {
+  runtime::CompileRequest request; ///< arch and argument facts filled per use
+  std::mutex mutex;
+  struct Entry {
+    CUcontext context;
+    std::string spec;
+    LoadedKernel kernel;
+  };
+  std::deque<Entry> entries; // references stay valid as it grows
+
+  const LoadedKernel &get(CUcontext context, const std::string &spec) {
+    std::lock_guard<std::mutex> lock(mutex);
+    for (const Entry &entry : entries)
+      if (entry.context == context && entry.spec == spec)
+        return entry.kernel;
+    runtime::CompileRequest specialized = request;
+    if (specialized.arch.empty())
+      specialized.arch = currentArch();
+    specialized.argFacts = spec;
+    auto artifact = runtime::getArtifact(specialized);
+    entries.push_back({context, spec, loadInContext(artifact, context)});
+    return entries.back().kernel;
+  }
+};
+
+Kernel Kernel::fromSource(const std::string &path, const std::string &text,
+                          const Constexprs &constexprs,
+                          const KernelOptions &options) {
+  if (options.numWarps == 0 || options.numWarps > 32 ||
+      (options.numWarps & (options.numWarps - 1)))
+    throw Error(fmt::format("numWarps must be a power of two in [1, 32], got {}",
+                            options.numWarps));
+  auto impl = std::make_shared<Impl>();
+  impl->request.sourcePath = path;
+  impl->request.sourceText = text;
+  impl->request.constexprs = constexprs;
+  impl->request.numWarps = options.numWarps;
+  impl->request.arch = options.arch;
+  return Kernel(impl);
+}
+
+Kernel Kernel::fromFile(const std::string &path, const Constexprs &constexprs,
+                        const KernelOptions &options) {
+  std::ifstream stream(path, std::ios::binary);
+  if (!stream)
+    throw Error(fmt::format("cannot read kernel source '{}'", path));
+  std::ostringstream text;
+  text << stream.rdbuf();
+  return fromSource(path, text.str(), constexprs, options);
+}
+
+Kernel Kernel::fromEmbedded(const std::string &name,
+                            const Constexprs &constexprs,
+                            const KernelOptions &options) {
+  for (const EmbeddedKernel &kernel : embeddedKernels())
+    if (name == kernel.name)
+      return fromSource(std::string("kernels/") + kernel.name + ".tile",
+                        kernel.source, constexprs, options);
+  throw Error(fmt::format("no embedded kernel named '{}' (have: {})", name,
+                          fmt::join(embeddedNames(), ", ")));
+}
+
+std::vector<std::string> Kernel::embeddedNames() {
+  std::vector<std::string> names;
+  for (const EmbeddedKernel &kernel : embeddedKernels())
+    names.push_back(kernel.name);
+  return names;
+}
+
+void Kernel::launch(Dim3 grid, const std::vector<KernelArg> &args,
+                    StreamHandle stream) const {
+  CUcontext context = currentContext();
+  const LoadedKernel &loaded = impl->get(context, argSpecialization(args));
+  const runtime::Artifact &artifact = *loaded.artifact;
+  if (args.size() != artifact.params.size())
+    throw Error(fmt::format("kernel {} takes {} arguments, got {}",
+                            artifact.name, artifact.params.size(),
+                            args.size()));
+  void *params[64];
+  if (args.size() > 64)
+    throw Error(fmt::format("kernel {}: too many arguments", artifact.name));
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (!accepts(artifact.params[i], args[i].kind()))
+      throw Error(fmt::format("kernel {}: argument {} must be {}, got {}",
+                              artifact.name, i, artifact.params[i],
+                              kindName(args[i].kind())));
+    params[i] = args[i].storage();
+  }
+  if (grid[0] == 0 || grid[1] == 0 || grid[2] == 0)
+    return; // an empty grid launches nothing
+  TILEMLA_CU(cuLaunchKernel, "kernel " + artifact.name, loaded.function,
+             grid[0], grid[1], grid[2], artifact.numWarps * 32, 1, 1,
+             artifact.sharedBytes, static_cast<CUstream>(stream), params,
+             nullptr);
+}
+
+KernelInfo Kernel::info() const {
+  CUcontext context = currentContext();
+  const LoadedKernel &loaded = impl->get(context, "");
+  const runtime::Artifact &artifact = *loaded.artifact;
+  return {artifact.name,        artifact.arch,     artifact.key,
+          artifact.numWarps,    artifact.sharedBytes, artifact.params,
+          !artifact.cubin.empty()};
+}
+} // namespace tilemla

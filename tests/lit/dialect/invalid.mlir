@@ -1,0 +1,263 @@
+// RUN: tile-opt %s -split-input-file -verify-diagnostics
+
+func.func @make_range_not_pow2() {
+  // expected-error @+1 {{'tile.make_range' op range [0, 12) must have a positive power-of-two length}}
+  %r = tile.make_range 0, 12 : tensor<12xi32>
+  return
+}
+
+// -----
+
+func.func @make_range_empty() {
+  // expected-error @+1 {{range [8, 8) must have a positive power-of-two length}}
+  %r = tile.make_range 8, 8 : tensor<1xi32>
+  return
+}
+
+// -----
+
+func.func @make_range_wrong_result() {
+  // expected-error @+1 {{'tile.make_range' op result must be a 1-D tensor of 16 elements}}
+  %r = tile.make_range 16, 32 : tensor<32xi32>
+  return
+}
+
+// -----
+
+func.func @make_range_2d() {
+  // expected-error @+1 {{result must be a 1-D tensor of 16 elements}}
+  %r = tile.make_range 0, 16 : tensor<4x4xi32>
+  return
+}
+
+// -----
+
+func.func @program_id_axis(%a: i32) {
+  // expected-error @+1 {{'tile.program_id' op attribute 'axis' failed to satisfy constraint}}
+  %p = tile.program_id 3 : i32
+  return
+}
+
+// -----
+
+func.func @splat_type_mismatch(%a: i32) {
+  // expected-error @+1 {{'tile.splat' op failed to verify that result element type matches the scalar}}
+  %s = "tile.splat"(%a) : (i32) -> tensor<16xf32>
+  return
+}
+
+// -----
+
+func.func @broadcast_rank(%a: tensor<16xi32>) {
+  // expected-error @+1 {{'tile.broadcast' op cannot broadcast rank 1 to rank 2}}
+  %b = tile.broadcast %a : tensor<16xi32> -> tensor<16x16xi32>
+  return
+}
+
+// -----
+
+func.func @broadcast_non_unit(%a: tensor<2x16xi32>) {
+  // expected-error @+1 {{'tile.broadcast' op cannot broadcast [2, 16] to [8, 16]}}
+  %b = tile.broadcast %a : tensor<2x16xi32> -> tensor<8x16xi32>
+  return
+}
+
+// -----
+
+func.func @broadcast_element_type(%a: tensor<1x16xi32>) {
+  // expected-error @+1 {{'tile.broadcast' op requires the same element type for all operands and results}}
+  %b = tile.broadcast %a : tensor<1x16xi32> -> tensor<8x16xf32>
+  return
+}
+
+// -----
+
+func.func @expand_dims_axis(%a: tensor<16xi32>) {
+  // expected-error @+1 {{'tile.expand_dims' op axis 2 out of range for rank 1}}
+  %e = tile.expand_dims %a {axis = 2 : i32} : tensor<16xi32> -> tensor<16x1xi32>
+  return
+}
+
+// -----
+
+func.func @expand_dims_shape(%a: tensor<16xi32>) {
+  // expected-error @+1 {{'tile.expand_dims' op expected result shape [1, 16]}}
+  %e = tile.expand_dims %a {axis = 0 : i32} : tensor<16xi32> -> tensor<16x1xi32>
+  return
+}
+
+// -----
+
+func.func @addptr_shape(%p: tensor<16x!tile.ptr<f32>>, %o: tensor<32xi32>) {
+  // expected-error @+1 {{'tile.addptr' op pointer and offset must have the same shape}}
+  %q = tile.addptr %p, %o : tensor<16x!tile.ptr<f32>>, tensor<32xi32>
+  return
+}
+
+// -----
+
+func.func @addptr_scalar_ptr_tensor_offset(%p: !tile.ptr<f32>, %o: tensor<16xi32>) {
+  // expected-error @+1 {{'tile.addptr' op pointer and offset must have the same shape}}
+  %q = tile.addptr %p, %o : !tile.ptr<f32>, tensor<16xi32>
+  return
+}
+
+// -----
+
+func.func @addptr_float_offset(%p: !tile.ptr<f32>, %o: f32) {
+  // expected-error @+1 {{'tile.addptr' op operand #1 must be}}
+  %q = tile.addptr %p, %o : !tile.ptr<f32>, f32
+  return
+}
+
+// -----
+
+func.func @load_element_type(%p: tensor<16x!tile.ptr<f16>>) {
+  // expected-error @+1 {{'tile.load' op value element type 'f32' does not match the pointee type 'f16'}}
+  %v = tile.load %p : (tensor<16x!tile.ptr<f16>>) -> tensor<16xf32>
+  return
+}
+
+// -----
+
+func.func @load_shape(%p: tensor<16x!tile.ptr<f32>>) {
+  // expected-error @+1 {{'tile.load' op value shape [32] does not match pointer shape [16]}}
+  %v = tile.load %p : (tensor<16x!tile.ptr<f32>>) -> tensor<32xf32>
+  return
+}
+
+// -----
+
+func.func @load_mask_shape(%p: tensor<16x!tile.ptr<f32>>, %m: tensor<32xi1>) {
+  // expected-error @+1 {{'tile.load' op mask shape must match the pointer shape}}
+  %v = tile.load %p, %m : (tensor<16x!tile.ptr<f32>>, tensor<32xi1>) -> tensor<16xf32>
+  return
+}
+
+// -----
+
+func.func @load_other_without_mask(%p: tensor<16x!tile.ptr<f32>>, %o: tensor<16xf32>) {
+  // expected-error @+1 {{'tile.load' op 'other' needs a mask}}
+  %v = "tile.load"(%p, %o) {operandSegmentSizes = array<i32: 1, 0, 1>} : (tensor<16x!tile.ptr<f32>>, tensor<16xf32>) -> tensor<16xf32>
+  return
+}
+
+// -----
+
+func.func @load_other_type(%p: tensor<16x!tile.ptr<f32>>, %m: tensor<16xi1>, %o: tensor<16xf16>) {
+  // expected-error @+1 {{'tile.load' op 'other' must have the result type}}
+  %v = tile.load %p, %m, other %o : (tensor<16x!tile.ptr<f32>>, tensor<16xi1>, tensor<16xf16>) -> tensor<16xf32>
+  return
+}
+
+// -----
+
+func.func @store_element_type(%p: tensor<16x!tile.ptr<f32>>, %v: tensor<16xf16>) {
+  // expected-error @+1 {{'tile.store' op value element type 'f16' does not match the pointee type 'f32'}}
+  tile.store %p, %v : tensor<16x!tile.ptr<f32>>, tensor<16xf16>
+  return
+}
+
+// -----
+
+func.func @store_shape(%p: tensor<16x!tile.ptr<f32>>, %v: tensor<8xf32>) {
+  // expected-error @+1 {{'tile.store' op value shape [8] does not match pointer shape [16]}}
+  tile.store %p, %v : tensor<16x!tile.ptr<f32>>, tensor<8xf32>
+  return
+}
+
+// -----
+
+func.func @store_scalar_to_tensor(%p: tensor<16x!tile.ptr<f32>>, %v: f32) {
+  // expected-error @+1 {{'tile.store' op value shape [] does not match pointer shape [16]}}
+  tile.store %p, %v : tensor<16x!tile.ptr<f32>>, f32
+  return
+}
+
+// -----
+
+func.func @store_mask_shape(%p: tensor<16x!tile.ptr<f32>>, %v: tensor<16xf32>, %m: i1) {
+  // expected-error @+1 {{'tile.store' op mask shape must match the pointer shape}}
+  tile.store %p, %v, %m : tensor<16x!tile.ptr<f32>>, tensor<16xf32>, i1
+  return
+}
+
+// -----
+
+func.func @dot_inner(%a: tensor<16x32xf16>, %b: tensor<16x16xf16>, %c: tensor<16x16xf32>) {
+  // expected-error @+1 {{'tile.dot' op inner dimensions differ: [16, 32] x [16, 16]}}
+  %d = tile.dot %a, %b, %c : tensor<16x32xf16> * tensor<16x16xf16> -> tensor<16x16xf32>
+  return
+}
+
+// -----
+
+func.func @dot_rank(%a: tensor<16xf16>, %b: tensor<16x16xf16>, %c: tensor<16x16xf32>) {
+  // expected-error @+1 {{'tile.dot' op operands must be 2-D}}
+  %d = tile.dot %a, %b, %c : tensor<16xf16> * tensor<16x16xf16> -> tensor<16x16xf32>
+  return
+}
+
+// -----
+
+func.func @dot_mixed(%a: tensor<16x16xf16>, %b: tensor<16x16xbf16>, %c: tensor<16x16xf32>) {
+  // expected-error @+1 {{'tile.dot' op a and b must have one element type}}
+  %d = tile.dot %a, %b, %c : tensor<16x16xf16> * tensor<16x16xbf16> -> tensor<16x16xf32>
+  return
+}
+
+// -----
+
+func.func @dot_acc_shape(%a: tensor<16x32xf16>, %b: tensor<32x8xf16>, %c: tensor<16x16xf32>) {
+  // expected-error @+1 {{'tile.dot' op accumulator shape [16, 16] does not match the product}}
+  %d = tile.dot %a, %b, %c : tensor<16x32xf16> * tensor<32x8xf16> -> tensor<16x16xf32>
+  return
+}
+
+// -----
+
+func.func @dot_acc_f16(%a: tensor<16x16xf16>, %b: tensor<16x16xf16>, %c: tensor<16x16xf16>) {
+  // expected-error @+1 {{'tile.dot' op operand #2 must be ranked tensor of 32-bit float values}}
+  %d = tile.dot %a, %b, %c : tensor<16x16xf16> * tensor<16x16xf16> -> tensor<16x16xf16>
+  return
+}
+
+// -----
+
+func.func @reduce_axis(%a: tensor<16x32xf32>) {
+  // expected-error @+1 {{'tile.reduce' op axis 2 out of range for rank 2}}
+  %r = tile.reduce sum %a {axis = 2 : i32} : tensor<16x32xf32> -> tensor<16xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_shape(%a: tensor<16x32xf32>) {
+  // expected-error @+1 {{'tile.reduce' op expected result shape [32]}}
+  %r = tile.reduce sum %a {axis = 0 : i32} : tensor<16x32xf32> -> tensor<16xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_1d_gives_scalar(%a: tensor<16xf32>) {
+  // expected-error @+1 {{'tile.reduce' op expected result shape []}}
+  %r = tile.reduce sum %a {axis = 0 : i32} : tensor<16xf32> -> tensor<1xf32>
+  return
+}
+
+// -----
+
+func.func @reduce_element_type(%a: tensor<16xf32>) {
+  // expected-error @+1 {{'tile.reduce' op result element type must be 'f32'}}
+  %r = tile.reduce min %a {axis = 0 : i32} : tensor<16xf32> -> f16
+  return
+}
+
+// -----
+
+func.func @convert_layout_shape(%a: tensor<16xf32>) {
+  // expected-error @+1 {{'tile.convert_layout' op requires the same shape for all operands and results}}
+  %c = tile.convert_layout %a : tensor<16xf32> -> tensor<32xf32>
+  return
+}

@@ -1,0 +1,57 @@
+// Verifiers of the layout attributes, checked when the attribute is parsed.
+// RUN: tile-opt %s -split-input-file -verify-diagnostics
+
+// expected-error @+1 {{blocked layout needs sizePerThread, threadsPerWarp and warpsPerCTA of one non-zero rank}}
+func.func @rank_mismatch(%a: tensor<16xf32, #tile.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4, 1]>>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{blocked layout extents must be powers of two}}
+func.func @size_not_pow2(%a: tensor<16xf32, #tile.blocked<sizePerThread = [3], threadsPerWarp = [32], warpsPerCTA = [4]>>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{blocked layout extents must be powers of two}}
+func.func @warps_not_pow2(%a: tensor<16xf32, #tile.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [3]>>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{blocked layout extents must be powers of two}}
+func.func @zero_extent(%a: tensor<16xf32, #tile.blocked<sizePerThread = [0], threadsPerWarp = [32], warpsPerCTA = [4]>>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{threadsPerWarp must multiply to 32, got 64}}
+func.func @too_many_lanes(%a: tensor<16x16xf32, #tile.blocked<sizePerThread = [1, 1], threadsPerWarp = [8, 8], warpsPerCTA = [4, 1]>>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{threadsPerWarp must multiply to 32, got 16}}
+func.func @too_few_lanes(%a: tensor<16xf32, #tile.blocked<sizePerThread = [1], threadsPerWarp = [16], warpsPerCTA = [4]>>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{slice dim 1 out of range for a parent of rank 1}}
+func.func @slice_dim(%a: tensor<16xf32, #tile.slice<dim = 1, parent = #tile.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4]>>>) {
+  return
+}
+
+// -----
+
+// The parent of a slice may itself be a slice (rank 1 here).
+// expected-error @+1 {{slice dim 1 out of range for a parent of rank 1}}
+func.func @slice_of_slice(%a: tensor<16xf32, #tile.slice<dim = 1, parent = #tile.slice<dim = 0, parent = #tile.blocked<sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1]>>>>) {
+  return
+}
