@@ -1,9 +1,10 @@
 # The portable build (TILEMLA_PORTABLE=ON, preset `portable`).
 #
-# libtilemla.so links the static MLIR/LLVM archives, static zlib/zstd and the
-# C++ runtime statically; everything but tilemla's public API (TILEMLA_API,
+# libtilemla.so links the static MLIR/LLVM archives, static zlib/zstd and
+# libstdc++ statically; everything but tilemla's public API (TILEMLA_API,
 # compiler/include/tilemla/Export.h) is hidden. The result depends only on
-# glibc (>= 2.36), so the install folder runs on machines without LLVM:
+# glibc (>= 2.36) and libgcc_s.so.1, so the install folder runs on machines
+# without LLVM:
 #   install/bin/tilec   install/lib/libtilemla.so   (RPATH $ORIGIN/../lib)
 #
 # Traps (see shared/design/ARCHITECTURE.md, "Two builds of the same code"):
@@ -28,8 +29,13 @@ add_compile_definitions(LLVM_BUILD_STATIC
                         LLVM_DISABLE_ABI_BREAKING_CHECKS_ENFORCING=1)
 add_compile_options(-ffunction-sections -fdata-sections)
 
-# Executables and the library carry their own copy of the C++ runtime.
-add_link_options(-static-libstdc++ -static-libgcc)
+# Executables and the library each carry their own (hidden) copy of
+# libstdc++. The unwinder must NOT be duplicated: libtilemla's API throws
+# (tilemla::Error), and an exception raised by one static copy of libgcc_eh
+# and caught through another aborts in _Unwind_SetGR. So libgcc stays shared:
+# libgcc_s.so.1 (GCC_3.x symbol versions) is part of every glibc system --
+# glibc itself loads it for pthread_cancel -- and manylinux allows it.
+add_link_options(-static-libstdc++)
 
 # Installed layout: bin/ finds lib/ relative to itself.
 set(CMAKE_INSTALL_RPATH "$ORIGIN/../lib")

@@ -2,10 +2,13 @@
 #include "../cache/KernelCache.h"
 #include "../cuda/CudaDriver.h"
 #include "EmbeddedKernels.h"
+#include "HostMemory.h"
+#include "tilemla/Interpreter/Interpreter.h"
 #include "tilemla/Runtime.h"
 
 #include <cstring>
 #include <deque>
+#include <optional>
 #include <fmt/format.h>
 #include <fstream>
 #include <mutex>
@@ -21,6 +24,11 @@ KernelArg KernelArg::f32(float v) {
 }
 
 bool isGpuAvailable() { return cuda::isGpuAvailable(); }
+
+bool isInterpreterMode() {
+  static const bool enabled = interp::interpretRequested();
+  return enabled;
+}
 
 namespace {
 /// A specialization loaded into one CUDA context.
@@ -108,6 +116,23 @@ std::string argSpecialization(const std::vector<KernelArg> &args) {
 struct Kernel::Impl {
   runtime::CompileRequest request; ///< arch and argument facts filled per use
   std::mutex mutex;
+  std::unique_ptr<interp::Kernel> interpreted; ///< TILEMLA_INTERPRET=1 only
+
+  const interp::Kernel &getInterpreted() {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (!interpreted) {
+      CompileOptions options;
+      options.defines = request.constexprs;
+      options.numWarps = request.numWarps;
+      try {
+        interpreted = std::make_unique<interp::Kernel>(
+            SourceFile(request.sourcePath, request.sourceText), options);
+      } catch (const interp::InterpreterError &error) {
+        throw Error(error.what());
+      }
+    }
+    return *interpreted;
+  }
   struct Entry {
     CUcontext context;
     std::string spec;
@@ -174,8 +199,53 @@ std::vector<std::string> Kernel::embeddedNames() {
   return names;
 }
 
+/// Runs the launch in the interpreter: pointers become the host buffers that
+/// contain them, so every access is bounds-checked.
+static void launchInterpreted(const interp::Kernel &kernel, Dim3 grid,
+                              const std::vector<KernelArg> &args) {
+  std::vector<interp::Arg> interpArgs;
+  for (size_t i = 0; i < args.size(); ++i) {
+    uint64_t bits = *static_cast<uint64_t *>(args[i].storage());
+    switch (args[i].kind()) {
+    case KernelArg::Kind::Pointer: {
+      void *data = reinterpret_cast<void *>(bits);
+      std::optional<size_t> bytes = host::bytesAfter(data);
+      if (!bytes && data)
+        throw Error(fmt::format("kernel {}: argument {} does not point into a "
+                                "DeviceBuffer (interpreter mode)",
+                                kernel.getName(), i));
+      interpArgs.push_back(interp::Arg::pointer(data, bytes.value_or(0)));
+      break;
+    }
+    case KernelArg::Kind::Int32:
+      interpArgs.push_back(interp::Arg::i32(int32_t(uint32_t(bits))));
+      break;
+    case KernelArg::Kind::Int64:
+      interpArgs.push_back(interp::Arg::i64(int64_t(bits)));
+      break;
+    case KernelArg::Kind::Float32: {
+      float value;
+      uint32_t low = uint32_t(bits);
+      std::memcpy(&value, &low, sizeof value);
+      interpArgs.push_back(interp::Arg::f32(value));
+      break;
+    }
+    case KernelArg::Kind::Bool:
+      interpArgs.push_back(interp::Arg::i1(bits != 0));
+      break;
+    }
+  }
+  try {
+    kernel.launch(grid, interpArgs);
+  } catch (const interp::InterpreterError &error) {
+    throw Error(error.what());
+  }
+}
+
 void Kernel::launch(Dim3 grid, const std::vector<KernelArg> &args,
                     StreamHandle stream) const {
+  if (isInterpreterMode())
+    return launchInterpreted(impl->getInterpreted(), grid, args);
   CUcontext context = currentContext();
   const LoadedKernel &loaded = impl->get(context, argSpecialization(args));
   const runtime::Artifact &artifact = *loaded.artifact;

@@ -3,7 +3,7 @@
 // Each test JIT-compiles an embedded example kernel through the runtime,
 // runs it on fresh random inputs with poisoned outputs, and compares with an
 // fp64 CPU reference computed from the same (rounded) inputs. Skipped when no
-// GPU is present.
+// GPU is present, unless TILEMLA_INTERPRET=1 runs them in the interpreter.
 //
 //===----------------------------------------------------------------------===//
 #include "../common/HostNumerics.h"
@@ -18,8 +18,9 @@ namespace {
 class GpuTest : public ::testing::Test {
 protected:
   void SetUp() override {
-    if (!isGpuAvailable())
-      GTEST_SKIP() << "no CUDA GPU on this machine: GPU tests skipped";
+    if (!isGpuAvailable() && !isInterpreterMode())
+      GTEST_SKIP() << "no CUDA GPU on this machine: GPU tests skipped "
+                      "(TILEMLA_INTERPRET=1 runs them in the interpreter)";
     seed = freshSeed();
     rng.seed(seed);
     RecordProperty("seed", std::to_string(seed));
@@ -103,7 +104,11 @@ TEST_P(SoftmaxTest, MatchesReference) {
         got.push_back(out.values[r * stride + c]);
       }
     }
-    EXPECT_LE(maxRelativeError(got, want, 1e-6), type == DType::F32 ? 1e-4 : tolerance(type))
+    // Relative error with a floor: f16 stores tiny probabilities as
+    // subnormals, whose spacing is absolute.
+    double floor = type == DType::F32 ? 1e-6 : 1e-3;
+    EXPECT_LE(maxRelativeError(got, want, floor),
+              type == DType::F32 ? 1e-4 : tolerance(type))
         << "cols=" << cols << " dtype=" << dtypeName(type) << " seed=" << seed;
   }
 }
@@ -135,16 +140,22 @@ TEST_P(MatmulTest, MatchesReference) {
                    KernelArg::i32(1), KernelArg::i32(s.n), KernelArg::i32(1),
                    KernelArg::i32(s.n), KernelArg::i32(1)});
     download(dc, c);
-    std::vector<double> want(s.m * s.n);
+    // Inputs are exact in every dtype; only the f32 accumulation rounds, by
+    // at most K * 2^-24 of sum |a * b| (the classic bound), checked at 1e-5.
+    double worst = 0;
     for (int i = 0; i < s.m; ++i)
       for (int j = 0; j < s.n; ++j) {
-        double total = 0;
-        for (int kk = 0; kk < s.k; ++kk)
-          total += a.values[i * s.k + kk] * b.values[kk * s.n + j];
-        want[i * s.n + j] = total;
+        double total = 0, magnitude = 0;
+        for (int kk = 0; kk < s.k; ++kk) {
+          double term = a.values[i * s.k + kk] * b.values[kk * s.n + j];
+          total += term;
+          magnitude += std::fabs(term);
+        }
+        double error = std::fabs(c.values[i * s.n + j] - total) /
+                       std::max(magnitude, 1e-30);
+        worst = std::isnan(error) ? INFINITY : std::max(worst, error);
       }
-    // Inputs are exact in every dtype; only f32 accumulation order differs.
-    EXPECT_LE(maxRelativeError(c.values, want, 1e-2), 1e-4)
+    EXPECT_LE(worst, 1e-5)
         << s.m << "x" << s.n << "x" << s.k << " dtype=" << dtypeName(type)
         << " seed=" << seed;
   }
@@ -162,7 +173,7 @@ TEST_F(GpuTest, ArgumentsAreCheckedAgainstTheSignature) {
     kernel.launch({1, 1, 1}, {ptr, ptr, KernelArg::i32(3), KernelArg::i32(3)});
     FAIL() << "a scalar passed for a pointer was accepted";
   } catch (const Error &error) {
-    EXPECT_NE(std::string(error.what()).find("argument 2 must be *f32"),
+    EXPECT_NE(std::string(error.what()).find("argument 2 must be"),
               std::string::npos)
         << error.what();
   }

@@ -10,6 +10,7 @@
 //                      ~/.cache/tilemla)
 //   TILEMLA_CACHE=off  no disk cache
 //   TILEMLA_DUMP_DIR   write every stage of every compile there
+//   TILEMLA_INTERPRET=1  run kernels in the CPU interpreter instead
 //
 //===----------------------------------------------------------------------===//
 #ifndef TILEMLA_RUNTIME_H
@@ -116,6 +117,11 @@ private:
 
 /// True if a CUDA driver and at least one GPU are present.
 TILEMLA_API bool isGpuAvailable();
+
+/// True when TILEMLA_INTERPRET is set (and not "0"): launches run in the
+/// tile-IR interpreter on the CPU, DeviceBuffers are host memory, and every
+/// out-of-bounds access stops with the kernel, program and source location.
+TILEMLA_API bool isInterpreterMode();
 
 /// Device memory in the current context (cuMemAlloc), freed on destruction.
 class TILEMLA_API DeviceBuffer {

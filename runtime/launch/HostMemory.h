@@ -1,0 +1,22 @@
+//===- HostMemory.h - "device" buffers in interpreter mode ------*- C++ -*-===//
+//
+// With TILEMLA_INTERPRET=1 kernels run in the tile-IR interpreter on the CPU,
+// so DeviceBuffers live in host memory. The registry maps an address to the
+// rest of the buffer holding it: the interpreter bounds-checks every access
+// against that range.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TILEMLA_RUNTIME_HOSTMEMORY_H
+#define TILEMLA_RUNTIME_HOSTMEMORY_H
+
+#include <cstddef>
+#include <optional>
+
+namespace tilemla::host {
+void *allocate(size_t bytes);
+void release(void *data);
+/// Bytes from `address` to the end of the registered buffer containing it.
+std::optional<size_t> bytesAfter(const void *address);
+} // namespace tilemla::host
+
+#endif
