@@ -1,0 +1,68 @@
+//===- RuntimeTest.cpp - runtime behaviour that needs no GPU --------------===//
+#include "../../runtime/cache/KernelCache.h"
+#include "tilemla/Runtime.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+using namespace tilemla;
+namespace fs = std::filesystem;
+
+namespace {
+TEST(RuntimeTest, LaunchWithoutADriverIsAClearError) {
+  if (isGpuAvailable() || isInterpreterMode())
+    GTEST_SKIP() << "a GPU (or the interpreter) is present";
+  Kernel kernel =
+      Kernel::fromEmbedded("examples/vector_add", {{"BLOCK", "256"}});
+  try {
+    kernel.launch({1, 1, 1}, {KernelArg::i32(0)});
+    FAIL() << "a launch without a driver did not throw";
+  } catch (const Error &error) {
+    std::string message = error.what();
+    EXPECT_TRUE(message.find("CUDA driver") != std::string::npos ||
+                message.find("cuInit") != std::string::npos ||
+                message.find("cuDeviceGet") != std::string::npos)
+        << message;
+  }
+}
+
+TEST(RuntimeTest, UnknownEmbeddedKernelListsTheKnownOnes) {
+  try {
+    Kernel::fromEmbedded("examples/nope");
+    FAIL() << "an unknown kernel name was accepted";
+  } catch (const Error &error) {
+    EXPECT_NE(std::string(error.what()).find("examples/softmax"),
+              std::string::npos)
+        << error.what();
+  }
+  EXPECT_THROW(Kernel::fromFile("/nonexistent/k.tile"), Error);
+  EXPECT_THROW(Kernel::fromEmbedded("examples/softmax", {}, {3, ""}), Error);
+}
+
+TEST(RuntimeTest, DumpDirGetsEveryStage) {
+  char pattern[] = "/tmp/tilemla-dump-test-XXXXXX";
+  ASSERT_NE(mkdtemp(pattern), nullptr);
+  setenv("TILEMLA_DUMP_DIR", pattern, 1);
+  setenv("TILEMLA_CACHE", "off", 1);
+  runtime::CompileRequest request;
+  request.sourcePath = "dumped.tile";
+  request.sourceText = "kernel dumped(x: *f32) { store(x + arange(0, 32), "
+                       "zeros((32,), f32)); }";
+  request.arch = "sm_80";
+  runtime::clearMemoryCache();
+  runtime::getArtifact(request);
+  unsetenv("TILEMLA_DUMP_DIR");
+  unsetenv("TILEMLA_CACHE");
+  std::vector<std::string> files;
+  for (const auto &folder : fs::directory_iterator(pattern))
+    for (const auto &file : fs::directory_iterator(folder))
+      files.push_back(file.path().filename().string());
+  std::sort(files.begin(), files.end());
+  EXPECT_EQ(files, (std::vector<std::string>{"0-ast.txt", "1-tile.mlir",
+                                             "2-tile-gpu.mlir", "3-llvm.mlir",
+                                             "4-llvm.ll", "5-kernel.ptx"}));
+  fs::remove_all(pattern);
+}
+} // namespace
