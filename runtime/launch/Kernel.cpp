@@ -36,7 +36,20 @@ struct LoadedKernel {
   std::shared_ptr<const runtime::Artifact> artifact;
   CUmodule module = nullptr;
   CUfunction function = nullptr;
+  std::vector<KernelArg::Kind> expected; ///< per parameter, for fast checks
 };
+
+KernelArg::Kind kindOfParam(const std::string &param) {
+  if (param[0] == '*')
+    return KernelArg::Kind::Pointer;
+  if (param == "i64")
+    return KernelArg::Kind::Int64;
+  if (param == "f32")
+    return KernelArg::Kind::Float32;
+  if (param == "i1")
+    return KernelArg::Kind::Bool;
+  return KernelArg::Kind::Int32;
+}
 
 /// Modules are shared by every handle of one specialization in a context.
 LoadedKernel loadInContext(std::shared_ptr<const runtime::Artifact> artifact,
@@ -59,6 +72,8 @@ LoadedKernel loadInContext(std::shared_ptr<const runtime::Artifact> artifact,
     TILEMLA_CU(cuFuncSetAttribute, "kernel " + artifact->name,
                loaded.function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                int(artifact->sharedBytes));
+  for (const std::string &param : artifact->params)
+    loaded.expected.push_back(kindOfParam(param));
   modules.emplace(key, loaded);
   return loaded;
 }
@@ -77,15 +92,6 @@ const char *kindName(KernelArg::Kind kind) {
     return "i1";
   }
   return "?";
-}
-
-bool accepts(const std::string &param, KernelArg::Kind kind) {
-  if (param[0] == '*')
-    return kind == KernelArg::Kind::Pointer;
-  return (param == "i32" && kind == KernelArg::Kind::Int32) ||
-         (param == "i64" && kind == KernelArg::Kind::Int64) ||
-         (param == "f32" && kind == KernelArg::Kind::Float32) ||
-         (param == "i1" && kind == KernelArg::Kind::Bool);
 }
 
 /// One letter per argument: what the compiler may assume about it. Pointers
@@ -257,7 +263,7 @@ void Kernel::launch(Dim3 grid, const std::vector<KernelArg> &args,
   if (args.size() > 64)
     throw Error(fmt::format("kernel {}: too many arguments", artifact.name));
   for (size_t i = 0; i < args.size(); ++i) {
-    if (!accepts(artifact.params[i], args[i].kind()))
+    if (loaded.expected[i] != args[i].kind())
       throw Error(fmt::format("kernel {}: argument {} must be {}, got {}",
                               artifact.name, i, artifact.params[i],
                               kindName(args[i].kind())));
@@ -265,10 +271,12 @@ void Kernel::launch(Dim3 grid, const std::vector<KernelArg> &args,
   }
   if (grid[0] == 0 || grid[1] == 0 || grid[2] == 0)
     return; // an empty grid launches nothing
-  TILEMLA_CU(cuLaunchKernel, "kernel " + artifact.name, loaded.function,
-             grid[0], grid[1], grid[2], artifact.numWarps * 32, 1, 1,
-             artifact.sharedBytes, static_cast<CUstream>(stream), params,
-             nullptr);
+  // The hot path: the error text is built only on failure.
+  CUresult result = driver().cuLaunchKernel(
+      loaded.function, grid[0], grid[1], grid[2], artifact.numWarps * 32, 1, 1,
+      artifact.sharedBytes, static_cast<CUstream>(stream), params, nullptr);
+  if (result != CUDA_SUCCESS)
+    check(result, "cuLaunchKernel", "kernel " + artifact.name);
 }
 
 KernelInfo Kernel::info() const {

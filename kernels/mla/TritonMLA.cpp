@@ -1,0 +1,414 @@
+//===- TritonMLA.cpp - the TRITON_MLA decode backend ----------------------===//
+#include "tilemla/mla/TritonMLA.h"
+
+#include "../../runtime/cuda/CudaDriver.h"
+
+#include <algorithm>
+#include <climits>
+#include <cmath>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+namespace tilemla::mla {
+
+const char *dtypeName(DType dtype) {
+  switch (dtype) {
+  case DType::F16:
+    return "f16";
+  case DType::BF16:
+    return "bf16";
+  case DType::F32:
+    return "f32";
+  case DType::I32:
+    return "i32";
+  case DType::FP8E4M3:
+    return "fp8e4m3";
+  }
+  return "?";
+}
+
+size_t dtypeSize(DType dtype) {
+  switch (dtype) {
+  case DType::F16:
+  case DType::BF16:
+    return 2;
+  case DType::F32:
+  case DType::I32:
+    return 4;
+  case DType::FP8E4M3:
+    return 1;
+  }
+  return 0;
+}
+
+TensorView contiguousView(void *data, DType dtype, std::vector<int64_t> shape,
+                          int device) {
+  TensorView view{data, dtype, std::move(shape), {}, device};
+  view.strides.assign(view.shape.size(), 1);
+  for (size_t i = view.shape.size(); i-- > 1;)
+    view.strides[i - 1] = view.strides[i] * view.shape[i];
+  return view;
+}
+
+std::string TritonMLABackend::getName() { return "TRITON_MLA"; }
+std::vector<DType> TritonMLABackend::supportedDtypes() {
+  return {DType::F16, DType::BF16};
+}
+std::vector<std::string> TritonMLABackend::supportedKvCacheDtypes() {
+  return {"auto"};
+}
+bool TritonMLABackend::supportsComputeCapability(int major, int) {
+  return major >= 8;
+}
+
+namespace {
+bool isPowerOfTwo(int64_t x) { return x > 0 && (x & (x - 1)) == 0; }
+int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+int floorPowerOfTwo(int64_t x) {
+  int p = 1;
+  while (int64_t(p) * 2 <= x)
+    p *= 2;
+  return p;
+}
+
+std::string shapeString(const std::vector<int64_t> &shape) {
+  return fmt::format("[{}]", fmt::join(shape, ", "));
+}
+
+/// Checks the parts of a view every argument shares: rank, shape, dtype,
+/// device, non-negative strides, data present.
+void checkView(const char *name, const TensorView &view,
+               const std::vector<int64_t> &shape,
+               const std::vector<DType> &dtypes, int device) {
+  if (view.shape != shape)
+    throw Error(fmt::format("{}: expected shape {}, got {}", name,
+                            shapeString(shape), shapeString(view.shape)));
+  if (view.strides.size() != view.shape.size())
+    throw Error(fmt::format("{}: {} strides for a rank-{} shape", name,
+                            view.strides.size(), view.shape.size()));
+  if (std::find(dtypes.begin(), dtypes.end(), view.dtype) == dtypes.end()) {
+    std::vector<std::string> names;
+    for (DType d : dtypes)
+      names.push_back(dtypeName(d));
+    throw Error(fmt::format("{}: expected dtype {}, got {}", name,
+                            fmt::join(names, " or "), dtypeName(view.dtype)));
+  }
+  if (view.device != device)
+    throw Error(fmt::format("{}: expected device {}, got device {}", name,
+                            device, view.device));
+  for (size_t i = 0; i < view.strides.size(); ++i)
+    if (view.strides[i] < 0)
+      throw Error(fmt::format("{}: negative stride {} in dimension {}", name,
+                              view.strides[i], i));
+  int64_t numel = 1;
+  for (int64_t d : view.shape)
+    numel *= d;
+  if (numel > 0 && !view.data)
+    throw Error(fmt::format("{}: null data pointer", name));
+}
+
+void checkUnitLastStride(const char *name, const TensorView &view) {
+  if (!view.shape.empty() && view.shape.back() > 1 && view.strides.back() != 1)
+    throw Error(fmt::format(
+        "{}: last dimension must be contiguous (stride 1), got stride {}",
+        name, view.strides.back()));
+}
+
+/// Strides the kernels take as i32.
+int32_t i32Stride(const char *name, int64_t stride) {
+  if (stride > INT32_MAX)
+    throw Error(fmt::format("{}: stride {} does not fit in 32 bits", name,
+                            stride));
+  return int32_t(stride);
+}
+} // namespace
+
+int chooseNumSplits(SplitPolicy policy, int64_t batch, int64_t numHeads,
+                    int64_t maxSeqLen, int numSMs, int maxSplits) {
+  switch (policy) {
+  case SplitPolicy::Fixed4:
+    return 4;
+  case SplitPolicy::BatchInvariant:
+    return 1;
+  case SplitPolicy::Auto: {
+    int64_t programs =
+        std::max<int64_t>(1, batch) *
+        cdiv(std::max<int64_t>(1, numHeads), TritonMLAImpl::kHeadBlock);
+    int64_t want = cdiv(2 * int64_t(std::max(1, numSMs)), programs);
+    int64_t byLen = cdiv(std::max<int64_t>(0, maxSeqLen), 256);
+    int64_t splits = std::clamp<int64_t>(std::min(want, byLen), 1,
+                                         std::clamp(maxSplits, 1, 64));
+    return floorPowerOfTwo(splits);
+  }
+  }
+  return 1;
+}
+
+TritonMLAImpl::TritonMLAImpl(
+    int64_t num_heads, int64_t head_size, double scale, int64_t num_kv_heads,
+    const std::optional<std::vector<float>> &alibi_slopes,
+    std::optional<int64_t> sliding_window, const std::string &kv_cache_dtype,
+    std::optional<double> logits_soft_cap, const std::string &attn_type,
+    const std::optional<std::string> &kv_sharing_target_layer_name,
+    const MLAArgs &mla_args, const TritonMLAOptions &options)
+    : heads(num_heads), rank(mla_args.kv_lora_rank),
+      rope(mla_args.qk_rope_head_dim), softmaxScale(scale), mla(mla_args),
+      opts(options) {
+  (void)kv_sharing_target_layer_name; // KV sharing is the caller's business:
+                                      // it hands us the shared cache.
+  // The seed's refusals, in the seed's order, with its messages. Python's
+  // any([...]) tests truthiness: an empty list, 0 and 0.0 count as unset.
+  bool alibi = alibi_slopes && !alibi_slopes->empty();
+  bool window = sliding_window && *sliding_window != 0;
+  bool softCap = logits_soft_cap && *logits_soft_cap != 0.0;
+  if (alibi || window || softCap)
+    throw Error("TritonMLAImpl does not support one of the following: "
+                "alibi_slopes, sliding_window, logits_soft_cap");
+  if (attn_type != "decoder")
+    throw Error("Encoder self-attention and encoder/decoder cross-attention "
+                "are not implemented for TritonMLAImpl");
+  // The seed's is_quantized_kv_cache: anything but "auto".
+  if (kv_cache_dtype != "auto")
+    throw Error("TritonMLA V1 with FP8 KV cache not yet supported");
+
+  // What the kernels need (the seed's base class and Triton kernels assume
+  // the same, less loudly).
+  if (num_heads < 1)
+    throw Error(fmt::format("num_heads: expected >= 1, got {}", num_heads));
+  if (num_kv_heads != 1)
+    throw Error(fmt::format("num_kv_heads: MLA has one latent KV head, got {}",
+                            num_kv_heads));
+  if (!isPowerOfTwo(rank))
+    throw Error(fmt::format(
+        "mla_args.kv_lora_rank: expected a power of two, got {}", rank));
+  if (!isPowerOfTwo(rope))
+    throw Error(fmt::format(
+        "mla_args.qk_rope_head_dim: expected a power of two, got {}", rope));
+  if (head_size != rank + rope)
+    throw Error(fmt::format("head_size: expected kv_lora_rank + "
+                            "qk_rope_head_dim = {}, got {}",
+                            rank + rope, head_size));
+  if (mla.qk_nope_head_dim < 1 || mla.v_head_dim < 1)
+    throw Error(fmt::format("mla_args: qk_nope_head_dim and v_head_dim must "
+                            "be >= 1, got {} and {}",
+                            mla.qk_nope_head_dim, mla.v_head_dim));
+  if (!std::isfinite(scale))
+    throw Error(fmt::format("scale: expected a finite number, got {}", scale));
+  if (opts.maxBatch < 1)
+    throw Error(fmt::format("options.maxBatch: expected >= 1, got {}",
+                            opts.maxBatch));
+  if (opts.maxSplits < 1 || opts.maxSplits > 64)
+    throw Error(fmt::format("options.maxSplits: expected 1..64, got {}",
+                            opts.maxSplits));
+  if (opts.device < -1)
+    throw Error(fmt::format("options.device: expected >= -1, got {}",
+                            opts.device));
+
+  wsSplits = opts.splitPolicy == SplitPolicy::Fixed4           ? 4
+             : opts.splitPolicy == SplitPolicy::BatchInvariant ? 1
+                                                 : floorPowerOfTwo(opts.maxSplits);
+  numSMs = opts.numSMs > 0 ? opts.numSMs : 132;
+  if (opts.device < 0)
+    return; // validation-only impl: nothing on a device
+
+  if (!isInterpreterMode()) {
+    cuda::CUdevice current = cuda::currentDevice();
+    if (current != opts.device)
+      throw Error(fmt::format("options.device: expected the current CUDA "
+                              "context's device {}, got {}",
+                              current, opts.device));
+    if (opts.numSMs <= 0)
+      TILEMLA_CU(cuDeviceGetAttribute, "SM count", &numSMs,
+                 cuda::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, current);
+  }
+  size_t wsBytes = size_t(opts.maxBatch) * size_t(heads) * size_t(wsSplits) *
+                   size_t(rank + 1) * sizeof(float);
+  workspace = std::make_unique<DeviceBuffer>(wsBytes);
+  lseScratch = std::make_unique<DeviceBuffer>(size_t(opts.maxBatch) *
+                                              size_t(heads) * sizeof(float));
+}
+
+TritonMLAImpl::~TritonMLAImpl() = default;
+
+int TritonMLAImpl::numSplits(int64_t batch, int64_t maxSeqLen) const {
+  return std::min(wsSplits, chooseNumSplits(opts.splitPolicy, batch, heads,
+                                            maxSeqLen, numSMs, opts.maxSplits));
+}
+
+const TritonMLAImpl::Kernels &
+TritonMLAImpl::kernelsFor(int64_t pageSize, int splits, DType dtype,
+                          DType lseDtype) {
+  auto key = std::make_tuple(pageSize, splits, dtype, lseDtype);
+  if (auto it = kernelCache.find(key); it != kernelCache.end())
+    return it->second;
+  std::string h = std::to_string(heads), r = std::to_string(rank),
+              s = std::to_string(splits), t = dtypeName(dtype);
+  Kernel::Constexprs stage1 = {
+      {"H", h},
+      {"R", r},
+      {"P", std::to_string(rope)},
+      {"PAGE", std::to_string(pageSize)},
+      {"SPLITS", s},
+      {"BLOCK_H", std::to_string(kHeadBlock)},
+      {"BLOCK_N", std::to_string(kTokenBlock)},
+      {"KC", std::to_string(std::min<int64_t>(rank, 64))},
+      {"T", t}};
+  Kernel::Constexprs stage2 = {
+      {"H", h}, {"R", r}, {"SPLITS", s}, {"T", t}, {"LSE_T", dtypeName(lseDtype)}};
+  // 8 warps: the FMA dot's unrolled code per thread (and its compile time)
+  // halves compared with 4.
+  KernelOptions wide;
+  wide.numWarps = 8;
+  Kernels kernels{Kernel::fromEmbedded("mla/mla_decode_stage1", stage1, wide),
+                  Kernel::fromEmbedded("mla/mla_decode_stage2", stage2)};
+  return kernelCache.emplace(key, std::move(kernels)).first->second;
+}
+
+void TritonMLAImpl::forward_decode(const TensorView &q,
+                                   const TensorView &kv_cache,
+                                   const DecodeMetadata &metadata,
+                                   const TensorView &o, const TensorView &lse,
+                                   StreamHandle stream) {
+  run(q, q, size_t(rank), false, kv_cache, metadata, o, &lse, stream);
+}
+
+void TritonMLAImpl::forward_decode(const TensorView &q_nope,
+                                   const TensorView &q_pe,
+                                   const TensorView &kv_cache,
+                                   const DecodeMetadata &metadata,
+                                   const TensorView &o, const TensorView &lse,
+                                   StreamHandle stream) {
+  run(q_nope, q_pe, 0, true, kv_cache, metadata, o, &lse, stream);
+}
+
+void TritonMLAImpl::forward_decode(const TensorView &q,
+                                   const TensorView &kv_cache,
+                                   const DecodeMetadata &metadata,
+                                   const TensorView &o, StreamHandle stream) {
+  run(q, q, size_t(rank), false, kv_cache, metadata, o, nullptr, stream);
+}
+
+void TritonMLAImpl::forward_decode(const TensorView &q_nope,
+                                   const TensorView &q_pe,
+                                   const TensorView &kv_cache,
+                                   const DecodeMetadata &metadata,
+                                   const TensorView &o, StreamHandle stream) {
+  run(q_nope, q_pe, 0, true, kv_cache, metadata, o, nullptr, stream);
+}
+
+void TritonMLAImpl::run(const TensorView &qNope, const TensorView &qPe,
+                        size_t qPeOffset, bool paired, const TensorView &kv,
+                        const DecodeMetadata &metadata, const TensorView &o,
+                        const TensorView *lse, StreamHandle stream) {
+  const int device = opts.device;
+  const std::vector<DType> qTypes = {DType::F16, DType::BF16};
+  // q (or the pair) fixes B and the dtype everything else must match.
+  const char *qName = paired ? "q_nope" : "q";
+  if (qNope.shape.size() != 3)
+    throw Error(fmt::format("{}: expected rank 3 [B, {}, {}], got shape {}",
+                            qName, heads, paired ? rank : rank + rope,
+                            shapeString(qNope.shape)));
+  const int64_t B = qNope.shape[0];
+  if (B < 0)
+    throw Error(fmt::format("{}: negative batch {}", qName, B));
+  if (B > opts.maxBatch)
+    throw Error(fmt::format("{}: batch {} exceeds options.maxBatch {}", qName,
+                            B, opts.maxBatch));
+  checkView(qName, qNope, {B, heads, paired ? rank : rank + rope}, qTypes,
+            device);
+  checkUnitLastStride(qName, qNope);
+  const DType dtype = qNope.dtype;
+  if (paired) {
+    checkView("q_pe", qPe, {B, heads, rope}, {dtype}, device);
+    checkUnitLastStride("q_pe", qPe);
+  }
+
+  // The KV cache: [pages, page_size, R + P] or [pages, page_size, 1, R + P].
+  if (kv.shape.size() != 3 && kv.shape.size() != 4)
+    throw Error(fmt::format(
+        "kv_cache: expected [num_pages, page_size, {0}] or [num_pages, "
+        "page_size, 1, {0}], got shape {1}",
+        rank + rope, shapeString(kv.shape)));
+  std::vector<int64_t> kvShape = kv.shape;
+  kvShape.back() = rank + rope;
+  if (kv.shape.size() == 4)
+    kvShape[2] = 1;
+  checkView("kv_cache", kv, kvShape, {dtype}, device);
+  checkUnitLastStride("kv_cache", kv);
+  const int64_t numPages = kv.shape[0], pageSize = kv.shape[1];
+  if (numPages < 1 || pageSize < 1)
+    throw Error(fmt::format("kv_cache: must not be empty, got shape {}",
+                            shapeString(kv.shape)));
+
+  // Decode metadata.
+  const TensorView &bt = metadata.block_table, &lens = metadata.seq_lens;
+  if (bt.shape.size() != 2)
+    throw Error(fmt::format("block_table: expected rank 2 [{}, max_pages], "
+                            "got shape {}",
+                            B, shapeString(bt.shape)));
+  checkView("block_table", bt, {B, bt.shape[1]}, {DType::I32}, device);
+  checkUnitLastStride("block_table", bt);
+  checkView("seq_lens", lens, {B}, {DType::I32}, device);
+  checkUnitLastStride("seq_lens", lens);
+  if (metadata.max_seq_len < -1)
+    throw Error(fmt::format("max_seq_len: expected >= 0 (or -1: unknown), "
+                            "got {}",
+                            metadata.max_seq_len));
+  if (metadata.max_seq_len > bt.shape[1] * pageSize)
+    throw Error(fmt::format("max_seq_len: {} tokens do not fit in block_table's "
+                            "{} pages of {} tokens",
+                            metadata.max_seq_len, bt.shape[1], pageSize));
+  if (opts.splitPolicy == SplitPolicy::Auto && metadata.max_seq_len < 0)
+    throw Error("max_seq_len: required by SplitPolicy::Auto (the batch's "
+                "largest seq_len, known on the host)");
+
+  // Outputs.
+  checkView("o", o, {B, heads, rank}, {dtype}, device);
+  checkUnitLastStride("o", o);
+  const DType lseType =
+      opts.lseDtype == LseDType::F32 ? DType::F32 : dtype;
+  if (lse)
+    checkView("lse", *lse, {B, heads}, {lseType}, device);
+
+  // Strides the kernels take as i32 (the page stride is i64).
+  int32_t sqnB = i32Stride(qName, qNope.strides[0]),
+          sqnH = i32Stride(qName, qNope.strides[1]);
+  int32_t sqpB = paired ? i32Stride("q_pe", qPe.strides[0]) : sqnB,
+          sqpH = paired ? i32Stride("q_pe", qPe.strides[1]) : sqnH;
+  int32_t skvTok = i32Stride("kv_cache", kv.strides[1]);
+  int32_t sbt = i32Stride("block_table", bt.strides[0]);
+  int32_t soB = i32Stride("o", o.strides[0]), soH = i32Stride("o", o.strides[1]);
+  int32_t slB = lse ? i32Stride("lse", lse->strides[0]) : int32_t(heads),
+          slH = lse ? i32Stride("lse", lse->strides[1]) : 1;
+
+  if (device < 0)
+    throw Error("TritonMLAImpl: constructed with options.device = -1 (no "
+                "device); forward_decode only validated its arguments");
+  if (B == 0)
+    return;
+
+  const int splits = numSplits(B, metadata.max_seq_len);
+  const Kernels &kernels = kernelsFor(pageSize, splits, dtype, lseType);
+  const char *qPeData =
+      static_cast<const char *>(qPe.data) + qPeOffset * dtypeSize(dtype);
+  kernels.stage1.launch(
+      {unsigned(B), unsigned(cdiv(heads, kHeadBlock)), unsigned(splits)},
+      {KernelArg::pointer(qNope.data), KernelArg::pointer(qPeData),
+       KernelArg::pointer(kv.data), KernelArg::pointer(bt.data),
+       KernelArg::pointer(lens.data), KernelArg::pointer(workspace->data()),
+       KernelArg::i32(sqnB), KernelArg::i32(sqnH), KernelArg::i32(sqpB),
+       KernelArg::i32(sqpH), KernelArg::i64(kv.strides[0]),
+       KernelArg::i32(skvTok), KernelArg::i32(sbt),
+       KernelArg::f32(float(softmaxScale))},
+      stream);
+  kernels.stage2.launch(
+      {unsigned(B), unsigned(heads), 1},
+      {KernelArg::pointer(workspace->data()), KernelArg::pointer(lens.data),
+       KernelArg::pointer(o.data),
+       KernelArg::pointer(lse ? lse->data : lseScratch->data()),
+       KernelArg::i32(soB), KernelArg::i32(soH), KernelArg::i32(slB),
+       KernelArg::i32(slH)},
+      stream);
+}
+
+} // namespace tilemla::mla

@@ -1,0 +1,210 @@
+//===- TritonMLA.h - MLA decode attention backend (TRITON_MLA) --*- C++ -*-===//
+//
+// The C++ counterpart of the Python serving stack's TritonMLABackend /
+// TritonMLAImpl (../shared/spec/seed_triton_mla_backend.txt, contract in
+// ../shared/spec/MLA_DECODE.md): multi-head latent attention for decode, one
+// query token per request, over a paged latent KV cache, computed by two tile
+// kernels (kernels/mla/mla_decode_stage1.tile, mla_decode_stage2.tile).
+//
+//   TritonMLAImpl impl(16, 576, scale, 1, std::nullopt, std::nullopt, "auto",
+//                      std::nullopt, "decoder", std::nullopt,
+//                      MLAArgs{512, 64, 128, 128}, TritonMLAOptions{});
+//   impl.forward_decode(q, kv_cache, {block_table, seq_lens, max_len}, o, lse,
+//                       stream);
+//
+// Tensors are views (TensorView): pointer, dtype, shape, strides (elements)
+// and device. Every mismatch of shape, dtype, stride or device throws
+// tilemla::Error naming the argument and what was expected, before anything
+// touches the GPU. forward_decode writes into caller-provided outputs,
+// allocates nothing, never synchronizes the host and never reads device
+// memory to decide a launch (the first call of a specialization JIT-compiles
+// it; warm it up before capturing a CUDA graph).
+//
+//===----------------------------------------------------------------------===//
+#ifndef TILEMLA_MLA_TRITONMLA_H
+#define TILEMLA_MLA_TRITONMLA_H
+
+#include "tilemla/Runtime.h"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace tilemla::mla {
+
+enum class DType { F16, BF16, F32, I32, FP8E4M3 };
+/// "f16", "bf16", "f32", "i32", "fp8e4m3" (the tile language's names).
+TILEMLA_API const char *dtypeName(DType dtype);
+TILEMLA_API size_t dtypeSize(DType dtype);
+
+/// A strided tensor in device memory. Strides are in elements.
+struct TensorView {
+  void *data = nullptr;
+  DType dtype = DType::BF16;
+  std::vector<int64_t> shape;
+  std::vector<int64_t> strides;
+  int device = 0; ///< CUDA device ordinal
+};
+
+/// A contiguous (row-major) view of `shape` at `data`.
+TILEMLA_API TensorView contiguousView(void *data, DType dtype,
+                                      std::vector<int64_t> shape,
+                                      int device = 0);
+
+/// The backend description (the seed's TritonMLABackend).
+struct TILEMLA_API TritonMLABackend {
+  static std::string getName(); ///< "TRITON_MLA"
+  static std::vector<DType> supportedDtypes();             ///< F16, BF16
+  static std::vector<std::string> supportedKvCacheDtypes(); ///< {"auto"}
+  /// True for compute capability >= 8.0. (The seed says true for all; our
+  /// runtime generates sm_80+ code: bf16 arithmetic and conversions,
+  /// and it refuses older devices when it picks the target.)
+  static bool supportsComputeCapability(int major, int minor);
+};
+
+/// The MLA arguments of the seed's **mla_args that the decode path uses.
+struct MLAArgs {
+  int64_t kv_lora_rank = 512;    ///< R: latent (value) width
+  int64_t qk_rope_head_dim = 64; ///< P: rotary key width
+  int64_t qk_nope_head_dim = 128;
+  int64_t v_head_dim = 128;
+};
+
+/// How many KV splits (stage-1 programs per request and head block) a call
+/// uses.
+enum class SplitPolicy {
+  /// 4, always: the seed's default.
+  Fixed4,
+  /// 1: the seed's batch-invariant mode. Each request's result does not
+  /// depend on the batch it is in (one reduction order per request).
+  BatchInvariant,
+  /// From host-side facts only (SM count, batch, heads, max_seq_len):
+  ///   programs_per_split = B * cdiv(H, 16)
+  ///   want   = cdiv(2 * numSMs, programs_per_split)  (about two waves)
+  ///   by_len = cdiv(max_seq_len, 256)                (>= 256 tokens a split)
+  ///   splits = clamp(min(want, by_len), 1, maxSplits), rounded down to a
+  ///            power of two (so at most 7 specializations get compiled).
+  /// Needs DecodeMetadata::max_seq_len.
+  Auto,
+};
+
+/// dtype of the lse output: f32 (default), or q's dtype like the seed.
+enum class LseDType { F32, Query };
+
+struct TritonMLAOptions {
+  /// The largest batch forward_decode accepts; sizes the f32 workspace
+  /// [maxBatch, H, workspaceSplits, R + 1], allocated once.
+  int64_t maxBatch = 256;
+  SplitPolicy splitPolicy = SplitPolicy::Fixed4;
+  LseDType lseDtype = LseDType::F32;
+  /// The CUDA device of every tensor; it must be the current context's.
+  /// -1: no device: nothing is allocated and forward_decode validates its
+  /// arguments and then throws (for testing validation without a GPU).
+  int device = 0;
+  /// SplitPolicy::Auto: the SM count (0: ask the driver; 132 without one).
+  int numSMs = 0;
+  /// SplitPolicy::Auto: the most splits (1..64); the workspace holds this
+  /// many (rounded down to a power of two).
+  int maxSplits = 64;
+};
+
+/// The split count `policy` chooses (see SplitPolicy). Pure host function.
+TILEMLA_API int chooseNumSplits(SplitPolicy policy, int64_t batch,
+                                int64_t numHeads, int64_t maxSeqLen,
+                                int numSMs, int maxSplits = 64);
+
+/// The seed's decode metadata, plus a host-side fact.
+struct DecodeMetadata {
+  TensorView block_table; ///< [B, max_pages] i32, unit column stride
+  TensorView seq_lens;    ///< [B] i32, contiguous
+  /// The batch's largest seq_len as the host knows it (like vLLM's
+  /// max_seq_len); -1: unknown. Required by SplitPolicy::Auto; when given,
+  /// checked against the block table's capacity. Never read from the GPU.
+  int64_t max_seq_len = -1;
+};
+
+class TILEMLA_API TritonMLAImpl {
+public:
+  static constexpr bool can_return_lse_for_decode = true;
+  static constexpr int kHeadBlock = 16; ///< heads per stage-1 program
+  static constexpr int kTokenBlock = 16; ///< tokens per stage-1 step
+
+  /// The seed's constructor. Throws tilemla::Error with the seed's messages
+  /// for what it refuses: alibi_slopes, sliding_window or logits_soft_cap
+  /// set (Python truthiness: an empty list or 0 counts as unset), attn_type
+  /// other than "decoder", kv_cache_dtype other than "auto"; and for
+  /// arguments the kernels cannot take (num_kv_heads != 1, head_size !=
+  /// R + P, R or P not a power of two, ...). Allocates the workspace.
+  TritonMLAImpl(int64_t num_heads, int64_t head_size, double scale,
+                int64_t num_kv_heads,
+                const std::optional<std::vector<float>> &alibi_slopes,
+                std::optional<int64_t> sliding_window,
+                const std::string &kv_cache_dtype,
+                std::optional<double> logits_soft_cap,
+                const std::string &attn_type,
+                const std::optional<std::string> &kv_sharing_target_layer_name,
+                const MLAArgs &mla_args, const TritonMLAOptions &options = {});
+  ~TritonMLAImpl();
+  TritonMLAImpl(const TritonMLAImpl &) = delete;
+  TritonMLAImpl &operator=(const TritonMLAImpl &) = delete;
+
+  /// Decode attention. q: [B, H, R + P] (or the pair q_nope [B, H, R], q_pe
+  /// [B, H, P]), f16 or bf16, unit last stride. kv_cache: [num_pages,
+  /// page_size, R + P] or [num_pages, page_size, 1, R + P] in q's dtype, unit
+  /// last stride. Writes o [B, H, R] (q's dtype) and lse [B, H] (f32, or q's
+  /// dtype with LseDType::Query), any strides with a unit last one for o.
+  /// seq_lens[b] == 0 gives o = 0, lse = -inf. `stream`: a CUstream.
+  void forward_decode(const TensorView &q, const TensorView &kv_cache,
+                      const DecodeMetadata &metadata, const TensorView &o,
+                      const TensorView &lse, StreamHandle stream = nullptr);
+  void forward_decode(const TensorView &q_nope, const TensorView &q_pe,
+                      const TensorView &kv_cache,
+                      const DecodeMetadata &metadata, const TensorView &o,
+                      const TensorView &lse, StreamHandle stream = nullptr);
+  /// Without lse (written to an internal buffer).
+  void forward_decode(const TensorView &q, const TensorView &kv_cache,
+                      const DecodeMetadata &metadata, const TensorView &o,
+                      StreamHandle stream = nullptr);
+  void forward_decode(const TensorView &q_nope, const TensorView &q_pe,
+                      const TensorView &kv_cache,
+                      const DecodeMetadata &metadata, const TensorView &o,
+                      StreamHandle stream = nullptr);
+
+  /// The split count a call with this batch and max_seq_len uses.
+  int numSplits(int64_t batch, int64_t maxSeqLen) const;
+  /// Splits the workspace holds (Fixed4: 4, BatchInvariant: 1, Auto:
+  /// maxSplits rounded down to a power of two).
+  int workspaceSplits() const { return wsSplits; }
+  int64_t numHeads() const { return heads; }
+  int64_t kvLoraRank() const { return rank; }
+  int64_t ropeDim() const { return rope; }
+  double getScale() const { return softmaxScale; }
+  const TritonMLAOptions &getOptions() const { return opts; }
+
+private:
+  void run(const TensorView &qNope, const TensorView &qPe, size_t qPeOffset,
+           bool paired, const TensorView &kv, const DecodeMetadata &metadata,
+           const TensorView &o, const TensorView *lse, StreamHandle stream);
+  struct Kernels {
+    Kernel stage1, stage2;
+  };
+  const Kernels &kernelsFor(int64_t pageSize, int splits, DType dtype,
+                            DType lseDtype);
+
+  int64_t heads, rank, rope;
+  double softmaxScale;
+  MLAArgs mla;
+  TritonMLAOptions opts;
+  int wsSplits = 1;
+  int numSMs = 132;
+  std::unique_ptr<DeviceBuffer> workspace, lseScratch;
+  std::map<std::tuple<int64_t, int, DType, DType>, Kernels> kernelCache;
+};
+
+} // namespace tilemla::mla
+
+#endif

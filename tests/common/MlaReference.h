@@ -1,0 +1,218 @@
+//===- MlaReference.h - MLA decode problems and an fp64 reference ---------===//
+//
+// Shared by the interpreter tests (tests/unit/MlaInterpreterTest.cpp) and
+// the GPU tests (tests/gpu/MlaGpuTest.cpp). A problem is B requests of H
+// heads over a paged latent cache [num_pages, page, R + P] with padded page
+// and token strides, a shuffled block table (pages of one request are
+// neither contiguous nor ordered) whose unused entries point at a page of
+// NaNs, and q either concatenated [B, H, R + P] or a pair (q_nope, q_pe)
+// with padded head strides. The reference is computed in fp64 from the
+// rounded inputs, multithreaded over (b, h).
+//
+// Errors: o is compared per (b, h) row, relative to the row's largest
+// |value| (the output is a convex combination of V rows, so elementwise
+// relative errors near zero say nothing); for L == 0 the row must be exactly
+// 0 and lse exactly -inf. lse is compared in absolute terms.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TILEMLA_TESTS_MLAREFERENCE_H
+#define TILEMLA_TESTS_MLAREFERENCE_H
+
+#include "HostNumerics.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <numeric>
+#include <random>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace tilemla::test {
+
+struct MlaCase {
+  int H = 16, R = 512, P = 64, page = 64;
+  std::vector<int32_t> lens; ///< B = lens.size()
+  DType type = DType::BF16;
+  double scale = 0.0721687836; // 1/sqrt(192)
+  bool pair = false;           ///< q as (q_nope, q_pe)
+
+  int B() const { return int(lens.size()); }
+  std::string describe() const {
+    std::ostringstream os;
+    os << dtypeName(type) << " H=" << H << " R=" << R << " P=" << P
+       << " page=" << page << " scale=" << scale << (pair ? " pair" : " q")
+       << " lens=[";
+    for (size_t i = 0; i < lens.size(); ++i)
+      os << (i ? "," : "") << lens[i];
+    os << "]";
+    return os.str();
+  }
+};
+
+struct MlaProblem {
+  MlaCase c;
+  int maxPages = 0, btStride = 0, numPages = 0, poisonPage = 0;
+  int64_t kvPageStride = 0, kvTokStride = 0;
+  int64_t qnStrideB = 0, qnStrideH = 0, qpStrideB = 0, qpStrideH = 0;
+  int64_t qpOffset = 0; ///< q_pe's first element within qp's buffer
+  HostTensor qn{DType::F32, 0}, qp{DType::F32, 0}, kv{DType::F32, 0};
+  std::vector<int32_t> blockTable, seqLens;
+
+  double qNope(int b, int h, int d) const {
+    return qn.values[size_t(b * qnStrideB + h * qnStrideH + d)];
+  }
+  double qPe(int b, int h, int d) const {
+    const HostTensor &t = c.pair ? qp : qn;
+    return t.values[size_t(qpOffset + b * qpStrideB + h * qpStrideH + d)];
+  }
+  /// Element d (< R + P) of token t of request b.
+  double kvAt(int b, int t, int d) const {
+    int page = blockTable[size_t(b) * btStride + t / c.page];
+    return kv.values[size_t(page * kvPageStride + (t % c.page) * kvTokStride +
+                            d)];
+  }
+};
+
+inline MlaProblem makeMlaProblem(const MlaCase &c, std::mt19937_64 &rng) {
+  MlaProblem p;
+  p.c = c;
+  const int B = c.B(), D = c.R + c.P;
+  int usedPages = 0, longest = 0;
+  for (int L : c.lens) {
+    usedPages += (L + c.page - 1) / c.page;
+    longest = std::max(longest, L);
+  }
+  p.maxPages = std::max(1, (longest + c.page - 1) / c.page + 1);
+  p.btStride = p.maxPages + 3; // padded rows
+  p.numPages = usedPages + 3;  // spare pages, one of them all NaN
+  p.poisonPage = p.numPages - 1;
+  p.kvTokStride = D + 8;                         // padded rows
+  p.kvPageStride = c.page * p.kvTokStride + 16;  // padded pages
+  p.kv = HostTensor(c.type, size_t(p.numPages) * p.kvPageStride);
+  fillUniform(p.kv, rng, -1, 1);
+  for (int64_t i = 0; i < p.kvPageStride; ++i)
+    p.kv.set(size_t(p.poisonPage * p.kvPageStride + i), NAN);
+
+  // Pages handed out in a shuffled order: a request's pages are scattered.
+  std::vector<int32_t> order(usedPages);
+  std::iota(order.begin(), order.end(), 0);
+  std::shuffle(order.begin(), order.end(), rng);
+  p.blockTable.assign(size_t(B) * p.btStride, p.poisonPage);
+  int next = 0;
+  for (int b = 0; b < B; ++b)
+    for (int i = 0; i < (c.lens[b] + c.page - 1) / c.page; ++i)
+      p.blockTable[size_t(b) * p.btStride + i] = order[next++];
+  p.seqLens = c.lens;
+
+  if (c.pair) {
+    p.qnStrideH = c.R + 16, p.qnStrideB = c.H * p.qnStrideH;
+    p.qpStrideH = c.P + 8, p.qpStrideB = c.H * p.qpStrideH + 4;
+    p.qn = HostTensor(c.type, size_t(std::max(1, B)) * p.qnStrideB);
+    p.qp = HostTensor(c.type, size_t(std::max(1, B)) * p.qpStrideB);
+    fillUniform(p.qn, rng, -1, 1);
+    fillUniform(p.qp, rng, -1, 1);
+  } else {
+    p.qnStrideH = D, p.qnStrideB = c.H * D;
+    p.qpStrideH = D, p.qpStrideB = c.H * D, p.qpOffset = c.R;
+    p.qn = HostTensor(c.type, size_t(std::max(1, B)) * c.H * D);
+    fillUniform(p.qn, rng, -1, 1);
+  }
+  return p;
+}
+
+struct MlaReference {
+  std::vector<double> o;   ///< [B, H, R]
+  std::vector<double> lse; ///< [B, H]
+};
+
+inline MlaReference mlaReference(const MlaProblem &p) {
+  const MlaCase &c = p.c;
+  const int B = c.B();
+  MlaReference ref;
+  ref.o.assign(size_t(B) * c.H * c.R, 0.0);
+  ref.lse.assign(size_t(B) * c.H, -INFINITY);
+  auto one = [&](int b, int h) {
+    int L = c.lens[b];
+    if (L == 0)
+      return;
+    std::vector<double> s(L);
+    double peak = -INFINITY;
+    for (int t = 0; t < L; ++t) {
+      double dot = 0;
+      for (int d = 0; d < c.R; ++d)
+        dot += p.qNope(b, h, d) * p.kvAt(b, t, d);
+      for (int d = 0; d < c.P; ++d)
+        dot += p.qPe(b, h, d) * p.kvAt(b, t, c.R + d);
+      s[t] = dot * c.scale;
+      peak = std::max(peak, s[t]);
+    }
+    double total = 0;
+    for (int t = 0; t < L; ++t)
+      total += (s[t] = std::exp(s[t] - peak));
+    double *o = &ref.o[(size_t(b) * c.H + h) * c.R];
+    for (int t = 0; t < L; ++t)
+      for (int d = 0; d < c.R; ++d)
+        o[d] += s[t] / total * p.kvAt(b, t, d);
+    ref.lse[size_t(b) * c.H + h] = peak + std::log(total);
+  };
+  int work = B * c.H;
+  int threads = std::max(1u, std::min(64u, std::thread::hardware_concurrency()));
+  threads = std::min(threads, std::max(1, work));
+  std::vector<std::thread> pool;
+  for (int w = 0; w < threads; ++w)
+    pool.emplace_back([&, w] {
+      for (int i = w; i < work; i += threads)
+        one(i / c.H, i % c.H);
+    });
+  for (std::thread &t : pool)
+    t.join();
+  return ref;
+}
+
+struct MlaErrors {
+  double o = 0;   ///< worst row-relative error of o
+  double lse = 0; ///< worst absolute error of lse
+  std::string where;
+};
+
+/// `o` [B, H, R] and `lse` [B, H] as decoded from the outputs (contiguous).
+inline MlaErrors mlaErrors(const MlaProblem &p, const MlaReference &ref,
+                           const std::vector<double> &o,
+                           const std::vector<double> &lse) {
+  const MlaCase &c = p.c;
+  MlaErrors e;
+  double worstO = -1;
+  for (int b = 0; b < c.B(); ++b)
+    for (int h = 0; h < c.H; ++h) {
+      size_t row = size_t(b) * c.H + h;
+      double scaleRow = 0, err = 0;
+      for (int d = 0; d < c.R; ++d)
+        scaleRow = std::max(scaleRow, std::fabs(ref.o[row * c.R + d]));
+      for (int d = 0; d < c.R; ++d) {
+        double got = o[row * c.R + d], want = ref.o[row * c.R + d];
+        double diff = std::isnan(got) ? INFINITY : std::fabs(got - want);
+        err = std::max(err, c.lens[b] == 0 ? diff : diff / scaleRow);
+      }
+      double lseErr;
+      if (std::isinf(ref.lse[row]))
+        lseErr = lse[row] == ref.lse[row] ? 0 : INFINITY;
+      else
+        lseErr = std::isnan(lse[row]) ? INFINITY
+                                      : std::fabs(lse[row] - ref.lse[row]);
+      if (err > worstO) {
+        worstO = err;
+        e.where = "b=" + std::to_string(b) + " h=" + std::to_string(h) +
+                  " L=" + std::to_string(c.lens[b]);
+      }
+      e.o = std::max(e.o, err);
+      e.lse = std::max(e.lse, lseErr);
+    }
+  return e;
+}
+
+} // namespace tilemla::test
+
+#endif

@@ -1,0 +1,224 @@
+//===- MlaInterpreterTest.cpp - MLA decode kernels in the interpreter -----===//
+//
+// Both stages of kernels/mla run in the tile-IR interpreter on small shapes
+// (R and P reduced through their constexprs, and one case at the full
+// R = 512, P = 64) and are compared with an fp64 reference
+// (tests/common/MlaReference.h) on fresh random data; the seed is printed
+// with every result. Outputs and the workspace are poisoned with NaN, so an
+// unwritten output or a read of an empty split's slot fails, and every
+// buffer has exactly its size, so any access a mask should have dropped is
+// an out-of-bounds error.
+//
+// Tolerances: o row-relative error <= 1e-2 (bf16) / 2e-3 (f16): one rounding
+// of the output (2^-9 / 2^-12 relative) plus p rounded to T for the PV dot;
+// lse absolute error <= 1e-3 (f32 arithmetic on scores of size ~10).
+//
+//===----------------------------------------------------------------------===//
+#include "../common/MlaReference.h"
+#include "tilemla/Interpreter/Interpreter.h"
+
+#include "gtest/gtest.h"
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+using namespace tilemla;
+using namespace tilemla::test;
+namespace interp = tilemla::interp;
+
+namespace {
+/// Reads kernels/mla/NAME, or $TILEMLA_MLA_DIR/NAME when set (to run these
+/// tests against modified kernels).
+std::string readKernel(const std::string &name) {
+  const char *dir = std::getenv("TILEMLA_MLA_DIR");
+  std::ifstream in(dir ? std::string(dir) + "/" + name
+                       : std::string(TILEMLA_SOURCE_DIR) + "/kernels/mla/" +
+                             name);
+  if (!in)
+    ADD_FAILURE() << "cannot read kernels/mla/" << name;
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+interp::Kernel compile(const std::string &name,
+                       std::map<std::string, std::string> defines) {
+  CompileOptions options;
+  options.defines = std::move(defines);
+  options.numWarps = 8;
+  return interp::Kernel(
+      SourceFile("kernels/mla/" + name, readKernel(name)), options);
+}
+
+struct Worst {
+  double o = 0, lse = 0;
+};
+
+/// Runs stage 1 and stage 2 on `c` with `splits`; returns the errors.
+MlaErrors runCase(const MlaCase &c, int splits, std::mt19937_64 &rng,
+                  DType lseType = DType::F32) {
+  MlaProblem p = makeMlaProblem(c, rng);
+  MlaReference ref = mlaReference(p);
+  const int B = c.B(), headBlocks = (c.H + 15) / 16;
+  std::string t = dtypeName(c.type), s = std::to_string(splits);
+  interp::Kernel stage1 = compile(
+      "mla_decode_stage1.tile",
+      {{"H", std::to_string(c.H)}, {"R", std::to_string(c.R)},
+       {"P", std::to_string(c.P)}, {"PAGE", std::to_string(c.page)},
+       {"SPLITS", s}, {"BLOCK_H", "16"}, {"BLOCK_N", "16"},
+       {"KC", std::to_string(std::min(c.R, 64))}, {"T", t}});
+  interp::Kernel stage2 = compile("mla_decode_stage2.tile",
+                                  {{"H", std::to_string(c.H)},
+                                   {"R", std::to_string(c.R)},
+                                   {"SPLITS", s},
+                                   {"T", t},
+                                   {"LSE_T", dtypeName(lseType)}});
+
+  std::vector<float> ws(size_t(B) * c.H * splits * (c.R + 1), NAN);
+  HostTensor o(c.type, size_t(B) * c.H * c.R), lse(lseType, size_t(B) * c.H);
+  for (size_t i = 0; i < o.values.size(); ++i)
+    o.set(i, NAN);
+  for (size_t i = 0; i < lse.values.size(); ++i)
+    lse.set(i, NAN);
+  std::vector<int32_t> bt = p.blockTable, lens = p.seqLens;
+  auto ptr = [](HostTensor &h, size_t offsetElems) {
+    size_t off = offsetElems * dtypeBytes(h.type);
+    return interp::Arg::pointer(h.bytes.data() + off, h.bytes.size() - off);
+  };
+  HostTensor &qpBuf = c.pair ? p.qp : p.qn;
+  stage1.launch({unsigned(B), unsigned(headBlocks), unsigned(splits)},
+                {ptr(p.qn, 0), ptr(qpBuf, size_t(p.qpOffset)), ptr(p.kv, 0),
+                 interp::Arg::pointer(bt), interp::Arg::pointer(lens),
+                 interp::Arg::pointer(ws), interp::Arg::i32(int(p.qnStrideB)),
+                 interp::Arg::i32(int(p.qnStrideH)),
+                 interp::Arg::i32(int(p.qpStrideB)),
+                 interp::Arg::i32(int(p.qpStrideH)),
+                 interp::Arg::i64(p.kvPageStride),
+                 interp::Arg::i32(int(p.kvTokStride)),
+                 interp::Arg::i32(p.btStride),
+                 interp::Arg::f32(float(c.scale))});
+  stage2.launch({unsigned(B), unsigned(c.H), 1},
+                {interp::Arg::pointer(ws), interp::Arg::pointer(lens),
+                 ptr(o, 0), ptr(lse, 0), interp::Arg::i32(c.H * c.R),
+                 interp::Arg::i32(c.R), interp::Arg::i32(c.H),
+                 interp::Arg::i32(1)});
+  o.decode();
+  lse.decode();
+  // Empty splits' workspace slots stay NaN (stage 1 wrote nothing there).
+  for (int b = 0; b < B; ++b) {
+    int L = c.lens[b], chunk = (L + splits - 1) / splits;
+    for (int h = 0; h < c.H; ++h)
+      for (int i = 0; i < splits; ++i) {
+        float v = ws[((size_t(b) * c.H + h) * splits + i) * (c.R + 1) + c.R];
+        bool empty = i * chunk >= L;
+        EXPECT_EQ(std::isnan(v), empty)
+            << "workspace lse of b=" << b << " h=" << h << " split=" << i
+            << " L=" << L;
+      }
+  }
+  MlaErrors e = mlaErrors(p, ref, o.values, lse.values);
+  return e;
+}
+
+struct Family {
+  const char *name;
+  std::vector<MlaCase> cases;
+  std::vector<int> splits;
+};
+
+double oTolerance(DType t) { return t == DType::BF16 ? 1e-2 : 2e-3; }
+
+void runFamilies(const std::vector<Family> &families) {
+  uint64_t seed = freshSeed();
+  std::mt19937_64 rng(seed);
+  SCOPED_TRACE("random seed " + std::to_string(seed));
+  std::printf("[ mla ] seed %llu\n", (unsigned long long)seed);
+  for (const Family &f : families) {
+    Worst worst;
+    auto start = std::chrono::steady_clock::now();
+    for (const MlaCase &c : f.cases)
+      for (int splits : f.splits) {
+        SCOPED_TRACE(c.describe() + " splits=" + std::to_string(splits));
+        MlaErrors e = runCase(c, splits, rng);
+        EXPECT_LE(e.o, oTolerance(c.type)) << "at " << e.where;
+        EXPECT_LE(e.lse, 1e-3);
+        worst.o = std::max(worst.o, e.o);
+        worst.lse = std::max(worst.lse, e.lse);
+      }
+    double secs = std::chrono::duration<double>(
+                      std::chrono::steady_clock::now() - start)
+                      .count();
+    std::printf("[ mla ] %-28s worst o rel err %.3e  lse abs err %.3e  "
+                "(%.1f s)\n",
+                f.name, worst.o, worst.lse, secs);
+  }
+}
+
+MlaCase small(int H, int page, std::vector<int32_t> lens,
+              DType t = DType::BF16, bool pair = false) {
+  MlaCase c;
+  c.H = H, c.R = 64, c.P = 16, c.page = page, c.lens = std::move(lens);
+  c.type = t, c.pair = pair;
+  return c;
+}
+
+TEST(MlaInterpreter, PageSizes) {
+  runFamilies({{"page sizes 1/16/33",
+                {small(16, 1, {37, 5}), small(16, 16, {100, 17}),
+                 small(16, 33, {99, 34, 1})},
+                {4}}});
+}
+
+TEST(MlaInterpreter, HeadCounts) {
+  runFamilies({{"heads 1/16/20",
+                {small(1, 16, {50, 3}), small(16, 16, {40}),
+                 small(20, 7, {61, 2})},
+                {1, 4}}});
+}
+
+TEST(MlaInterpreter, ShortAndEmptyLengths) {
+  // 0: o = 0, lse = -inf; 1 and 3 < splits: empty splits never read.
+  runFamilies({{"lengths 0/1/3 (< splits)",
+                {small(16, 16, {0}), small(16, 16, {1, 0, 3}),
+                 small(20, 1, {3, 1}), small(1, 33, {0, 0})},
+                {1, 4, 8}}});
+}
+
+TEST(MlaInterpreter, RaggedBatchAndPair) {
+  runFamilies({{"ragged, shuffled, q pair, long",
+                {small(16, 16, {100, 0, 1, 37, 64, 3}, DType::BF16, true),
+                 small(20, 33, {97, 5, 0, 66}, DType::F16, true),
+                 small(16, 1, {30, 9}, DType::F16, false),
+                 small(16, 64, {1000, 513, 2}, DType::BF16, true)},
+                {4}}});
+}
+
+TEST(MlaInterpreter, PeakySoftmax) {
+  // A large scale: most weight on a few tokens (online-softmax rescaling).
+  MlaCase c = small(16, 16, {120, 7});
+  c.scale = 1.0;
+  runFamilies({{"peaky softmax (scale 1)", {c}, {2}}});
+}
+
+TEST(MlaInterpreter, FullRankSmallLength) {
+  MlaCase c;
+  c.H = 20, c.R = 512, c.P = 64, c.page = 16, c.lens = {19, 0, 3, 130};
+  c.pair = true;
+  MlaCase d = c;
+  d.H = 16, d.page = 33, d.lens = {300, 1, 64}, d.pair = false;
+  d.type = DType::F16;
+  runFamilies({{"R=512 P=64", {c, d}, {1, 4}}});
+}
+
+TEST(MlaInterpreter, LseInQueryDtype) {
+  uint64_t seed = freshSeed();
+  std::mt19937_64 rng(seed);
+  SCOPED_TRACE("random seed " + std::to_string(seed));
+  MlaCase c = small(16, 16, {40, 0});
+  MlaErrors e = runCase(c, 4, rng, DType::BF16);
+  EXPECT_LE(e.o, 1e-2);
+  EXPECT_LE(e.lse, 0.05) << "lse rounded to bf16 (|lse| ~ 5: ulp 2^-5)";
+}
+} // namespace
