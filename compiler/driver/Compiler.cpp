@@ -30,6 +30,32 @@ std::optional<EmitStage> parseEmitStage(const std::string &name) {
       .Default(std::nullopt);
 }
 
+const char *kindName(KernelParam::Kind kind) {
+  switch (kind) {
+  case KernelParam::Pointer:
+    return "pointer";
+  case KernelParam::Int32:
+    return "i32";
+  case KernelParam::Int64:
+    return "i64";
+  case KernelParam::Float32:
+    return "f32";
+  case KernelParam::Float16:
+    return "f16";
+  case KernelParam::BFloat16:
+    return "bf16";
+  case KernelParam::Bool:
+    return "i1";
+  }
+  return "?";
+}
+
+std::string toString(const KernelParam &param) {
+  if (param.kind == KernelParam::Pointer)
+    return "*" + param.elementType;
+  return kindName(param.kind);
+}
+
 namespace {
 std::optional<KernelParam> describeParam(Type type) {
   auto nameOf = [](Type t) -> std::string {
@@ -64,6 +90,42 @@ std::optional<KernelParam> describeParam(Type type) {
   if (type.isBF16())
     return KernelParam{KernelParam::BFloat16, ""};
   return std::nullopt;
+}
+
+/// Errors from passes point into the source with a caret, like the
+/// frontend's.
+class SourceDiagnostics {
+public:
+  SourceDiagnostics(const SourceFile &file, MLIRContext &context,
+                    llvm::raw_ostream &errs) {
+    sourceMgr.AddNewSourceBuffer(
+        llvm::MemoryBuffer::getMemBufferCopy(file.getText(), file.getPath()),
+        llvm::SMLoc());
+    handler = std::make_unique<SourceMgrDiagnosticHandler>(sourceMgr,
+                                                           &context, errs);
+  }
+
+private:
+  llvm::SourceMgr sourceMgr;
+  std::unique_ptr<SourceMgrDiagnosticHandler> handler;
+};
+
+/// MLIRGen of a parsed file; null (diagnostics printed) on error.
+OwningOpRef<ModuleOp> generateTileIR(const SourceFile &file,
+                                     const ModuleAST &ast,
+                                     const CompileOptions &options,
+                                     MLIRContext &context,
+                                     llvm::raw_ostream &errs) {
+  DiagnosticEngine diags(&file);
+  loadFrontendDialects(context);
+  context.loadAllAvailableDialects();
+  OwningOpRef<ModuleOp> module =
+      mlirGen(context, ast, options.kernelName, options.defines, diags);
+  if (!module || diags.hasErrors()) {
+    diags.print(errs);
+    return nullptr;
+  }
+  return module;
 }
 
 /// Records what the caller knows of the runtime arguments (after constexpr
@@ -102,21 +164,11 @@ bool runPipeline(const SourceFile &file, const CompileOptions &options,
   registerTileDialects(registry);
   MLIRContext context(registry, MLIRContext::Threading::DISABLED);
   context.printOpOnDiagnostic(false);
-  loadFrontendDialects(context);
-  context.loadAllAvailableDialects();
   OwningOpRef<ModuleOp> module =
-      mlirGen(context, *ast, options.kernelName, options.defines, diags);
-  if (!module || diags.hasErrors()) {
-    diags.print(errs);
+      generateTileIR(file, *ast, options, context, errs);
+  if (!module)
     return false;
-  }
-
-  // Errors from passes point into the source with a caret, like the frontend.
-  llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(
-      llvm::MemoryBuffer::getMemBufferCopy(file.getText(), file.getPath()),
-      llvm::SMLoc());
-  SourceMgrDiagnosticHandler handler(sourceMgr, &context, errs);
+  SourceDiagnostics handler(file, context, errs);
 
   struct Step {
     EmitStage stage;
@@ -217,23 +269,16 @@ OwningOpRef<ModuleOp> compileToTileIR(const SourceFile &file,
     diags.print(errStream);
     return nullptr;
   }
-  loadFrontendDialects(context);
-  context.loadAllAvailableDialects();
   OwningOpRef<ModuleOp> module =
-      mlirGen(context, *ast, options.kernelName, options.defines, diags);
-  if (!module || diags.hasErrors()) {
-    diags.print(errStream);
+      generateTileIR(file, *ast, options, context, errStream);
+  if (!module)
     return nullptr;
-  }
-  llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(
-      llvm::MemoryBuffer::getMemBufferCopy(file.getText(), file.getPath()),
-      llvm::SMLoc());
-  SourceMgrDiagnosticHandler handler(sourceMgr, &context, errStream);
+  SourceDiagnostics handler(file, context, errStream);
   PassManager pm(&context);
   buildTilePipeline(pm);
   if (failed(pm.run(*module)))
     return nullptr;
+  applyArgDivisibility(*module, options.argDivisibility);
   return module;
 }
 } // namespace tilemla

@@ -60,26 +60,6 @@ Arg Arg::i1(bool value) {
 }
 
 namespace {
-const char *paramKindName(KernelParam::Kind kind) {
-  switch (kind) {
-  case KernelParam::Pointer:
-    return "pointer";
-  case KernelParam::Int32:
-    return "i32";
-  case KernelParam::Int64:
-    return "i64";
-  case KernelParam::Float32:
-    return "f32";
-  case KernelParam::Float16:
-    return "f16";
-  case KernelParam::BFloat16:
-    return "bf16";
-  case KernelParam::Bool:
-    return "i1";
-  }
-  return "?";
-}
-
 KernelParam describe(ElemKind kind, ElemKind pointee) {
   switch (kind) {
   case ElemKind::Ptr:
@@ -175,10 +155,10 @@ void Kernel::launch(std::array<unsigned, 3> grid,
     if (arg.kind != params[i].kind) {
       std::string expected = params[i].kind == KernelParam::Pointer
                                  ? "a pointer to " + params[i].elementType
-                                 : std::string(paramKindName(params[i].kind));
+                                 : toString(params[i]);
       throw ArgumentError(
           fmt::format("kernel '{}': argument {} must be {}, got {}", impl->name,
-                      i, expected, paramKindName(arg.kind)));
+                      i, expected, tilemla::kindName(arg.kind)));
     }
     auto [kind, pointee] = impl->kinds[i];
     RtValue value = RtValue::zeros(kind, {}, pointee);

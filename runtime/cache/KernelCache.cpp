@@ -28,26 +28,6 @@ std::string sha256Hex(const std::string &data) {
   return llvm::toHex(hash.final(), /*LowerCase=*/true);
 }
 
-std::string paramName(const KernelParam &param) {
-  switch (param.kind) {
-  case KernelParam::Pointer:
-    return "*" + param.elementType;
-  case KernelParam::Int32:
-    return "i32";
-  case KernelParam::Int64:
-    return "i64";
-  case KernelParam::Float32:
-    return "f32";
-  case KernelParam::Float16:
-    return "f16";
-  case KernelParam::BFloat16:
-    return "bf16";
-  case KernelParam::Bool:
-    return "i1";
-  }
-  return "?";
-}
-
 /// Writes every stage of the pipeline to $TILEMLA_DUMP_DIR/<name>-<key>/.
 void dumpStages(const CompileRequest &request, const SourceFile &file,
                 const CompileOptions &options, const std::string &key) {
@@ -92,7 +72,7 @@ Artifact compile(const CompileRequest &request, const std::string &key) {
   artifact.numWarps = kernel->numWarps;
   artifact.sharedBytes = kernel->sharedBytes;
   for (const KernelParam &param : kernel->params)
-    artifact.params.push_back(paramName(param));
+    artifact.params.push_back(toString(param));
   if (auto cubin = cuda::assembleCubin(kernel->ptx, kernel->arch, kernel->name))
     artifact.cubin = std::move(*cubin);
   artifact.ptx = std::move(kernel->ptx);

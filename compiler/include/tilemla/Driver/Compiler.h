@@ -41,6 +41,11 @@ struct KernelParam {
   std::string elementType; ///< for pointers: f16, bf16, f32, i32, i64, fp8e4m3
 };
 
+/// "*bf16" for pointers, else the scalar type: "i32", "f32", ...
+TILEMLA_API std::string toString(const KernelParam &param);
+/// The scalar type of a parameter kind, "pointer" for pointers.
+TILEMLA_API const char *kindName(KernelParam::Kind kind);
+
 struct CompiledKernel {
   std::string name;
   std::string arch;
