@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # The main job: builds tilemla and compiles the example kernels to PTX,
 # printing one summary line each (plus ptxas' register/shared-memory report
-# when ptxas is installed).
+# when ptxas is installed); then runs mla-decode: a DeepSeek-V3-like MLA
+# decode on the GPU (checked, timed, GB/s), or without a GPU the PTX
+# statistics of the two MLA kernels.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 cmake --preset dev >/dev/null
-cmake --build build -j"$(nproc)" --target tilec >/dev/null
+cmake --build build -j"$(nproc)" --target tilec mla-decode >/dev/null
 ptxas=$(command -v ptxas || echo /usr/local/cuda/bin/ptxas)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -21,3 +23,4 @@ for kernel in kernels/examples/*.tile; do
   fi
   echo "$line"
 done
+build/bin/mla-decode

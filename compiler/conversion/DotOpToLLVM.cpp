@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "tilemla/Conversion/Utility.h"
 
+#include "llvm/ADT/DenseMap.h"
+
 using namespace mlir;
 using namespace mlir::tile;
 
@@ -42,32 +44,33 @@ struct FMADotOpConversion : OpConversionPattern<DotOp> {
     stage(rewriter, loc, bType, b, bShared, lane, warp);
     target.barrier(rewriter, loc);
 
-    auto load = [&](Value base, Value index) -> Value {
-      Value value = LLVM::LoadOp::create(
+    // Each a element (row, k) and b element (k, col) a thread needs is
+    // loaded once, however many of its accumulators use it.
+    SmallVector<Value> coords =
+        emitBaseCoords(rewriter, loc, accType, lane, warp);
+    Value rowBase = LLVM::MulOp::create(rewriter, loc, coords[0],
+                                        i32Constant(rewriter, loc, k));
+    llvm::DenseMap<std::pair<int64_t, int64_t>, Value> aValues, bValues;
+    auto load = [&](auto &cache, Value base, Value start, int64_t offset,
+                    int64_t kk, int64_t step) -> Value {
+      Value &value = cache[{offset, kk}];
+      if (value)
+        return value;
+      Value index = LLVM::AddOp::create(
+          rewriter, loc, start, i32Constant(rewriter, loc, offset + kk * step));
+      value = LLVM::LoadOp::create(
           rewriter, loc, inType,
           sharedElementPtr(rewriter, loc, base, inType, index));
       if (inType != f32)
         value = LLVM::FPExtOp::create(rewriter, loc, f32, value);
       return value;
     };
-    SmallVector<Value> coords =
-        emitBaseCoords(rewriter, loc, accType, lane, warp);
-    Value rowBase = LLVM::MulOp::create(rewriter, loc, coords[0],
-                                        i32Constant(rewriter, loc, k));
     auto offsets = getRegisterOffsets(accType);
     for (auto [reg, value] : llvm::enumerate(acc)) {
-      Value row = LLVM::AddOp::create(
-          rewriter, loc, rowBase,
-          i32Constant(rewriter, loc, offsets[reg][0] * k));
-      Value col = LLVM::AddOp::create(
-          rewriter, loc, coords[1], i32Constant(rewriter, loc, offsets[reg][1]));
+      int64_t rowOffset = offsets[reg][0] * k, colOffset = offsets[reg][1];
       for (int64_t kk = 0; kk < k; ++kk) {
-        Value x = load(shared, LLVM::AddOp::create(
-                                   rewriter, loc, row,
-                                   i32Constant(rewriter, loc, kk)));
-        Value y = load(bShared, LLVM::AddOp::create(
-                                    rewriter, loc, col,
-                                    i32Constant(rewriter, loc, kk * n)));
+        Value x = load(aValues, shared, rowBase, rowOffset, kk, 1);
+        Value y = load(bValues, bShared, coords[1], colOffset, kk, n);
         value = LLVM::FMulAddOp::create(rewriter, loc, x, y, value);
       }
     }

@@ -1,0 +1,225 @@
+//===- MlaGpuTest.cpp - TritonMLAImpl::forward_decode vs an fp64 reference ===//
+//
+// The MLA decode backend at full size (R = 512, P = 64) through its public
+// API on device buffers, against the multithreaded fp64 CPU reference of
+// tests/common/MlaReference.h (fresh random data, seed printed; padded and
+// shuffled caches; outputs poisoned with NaN before each run). Families:
+// dtypes x page sizes, head counts, lengths (0, 1, 3 < splits, 4096, 70000)
+// under every split policy, q as a pair, lse in q's dtype. The worst errors
+// of each family are printed ("[ mla ] ...").
+//
+// Skipped without a GPU; with TILEMLA_INTERPRET=1 it runs in the interpreter
+// on the CPU, with the long cases (> 1000 tokens, 128 heads) left out.
+//
+// Tolerances: o row-relative error (|got - want| / max|want| over the row)
+// <= 1e-2 for bf16, 2e-3 for f16; lse absolute error <= 1e-3 (f32), 5e-2
+// when lse is stored in bf16/f16 (its rounding for |lse| ~ 10).
+//
+//===----------------------------------------------------------------------===//
+#include "../common/MlaReference.h"
+#include "tilemla/Runtime.h"
+#include "tilemla/mla/TritonMLA.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdio>
+
+using namespace tilemla;
+using namespace tilemla::test;
+namespace mla = tilemla::mla;
+
+namespace {
+mla::DType toMla(DType t) {
+  return t == DType::F16 ? mla::DType::F16
+         : t == DType::BF16 ? mla::DType::BF16
+                            : mla::DType::F32;
+}
+
+class MlaGpuTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    if (!isGpuAvailable() && !isInterpreterMode())
+      GTEST_SKIP() << "no CUDA GPU on this machine: GPU tests skipped";
+    seed = freshSeed();
+    rng.seed(seed);
+    RecordProperty("seed", std::to_string(seed));
+    std::printf("[ mla ] seed %llu\n", (unsigned long long)seed);
+  }
+  static DeviceBuffer upload(const void *data, size_t bytes) {
+    DeviceBuffer buffer(std::max<size_t>(bytes, 1));
+    buffer.upload(data, bytes);
+    return buffer;
+  }
+  static bool skipWhenInterpreting(const MlaCase &c) {
+    if (!isInterpreterMode())
+      return false;
+    int longest = 0;
+    for (int L : c.lens)
+      longest = std::max(longest, L);
+    return longest > 1000 || c.H > 32;
+  }
+
+  /// Runs `c` through a fresh TritonMLAImpl; returns the errors.
+  MlaErrors run(const MlaCase &c, mla::SplitPolicy policy,
+                mla::LseDType lseType = mla::LseDType::F32) {
+    MlaProblem p = makeMlaProblem(c, rng);
+    MlaReference ref = mlaReference(p);
+    const int64_t B = c.B(), H = c.H, R = c.R, P = c.P;
+    mla::TritonMLAOptions options;
+    options.maxBatch = std::max<int64_t>(1, B);
+    options.splitPolicy = policy;
+    options.lseDtype = lseType;
+    options.device = 0;
+    mla::MLAArgs args{R, P, 128, 128};
+    mla::TritonMLAImpl impl(H, R + P, c.scale, 1, std::nullopt, std::nullopt,
+                            "auto", std::nullopt, "decoder", std::nullopt,
+                            args, options);
+
+    DeviceBuffer dqn = upload(p.qn.bytes.data(), p.qn.bytes.size());
+    DeviceBuffer dqp = upload(p.qp.bytes.data(), p.qp.bytes.size());
+    DeviceBuffer dkv = upload(p.kv.bytes.data(), p.kv.bytes.size());
+    DeviceBuffer dbt = upload(p.blockTable.data(), p.blockTable.size() * 4);
+    DeviceBuffer dlens = upload(p.seqLens.data(), p.seqLens.size() * 4);
+    DType lseHost = lseType == mla::LseDType::F32 ? DType::F32 : c.type;
+    HostTensor o(c.type, size_t(B) * H * R), lse(lseHost, size_t(B) * H);
+    DeviceBuffer dout(std::max<size_t>(1, o.bytes.size())),
+        dlse(std::max<size_t>(1, lse.bytes.size()));
+    dout.fill(0xff); // NaN in every dtype
+    dlse.fill(0xff);
+
+    mla::DType t = toMla(c.type);
+    mla::TensorView kv{dkv.data(), t,
+                       {p.numPages, c.page, R + P},
+                       {p.kvPageStride, p.kvTokStride, 1}, 0};
+    mla::DecodeMetadata md;
+    md.block_table = {dbt.data(), mla::DType::I32, {B, p.maxPages},
+                      {p.btStride, 1}, 0};
+    md.seq_lens = mla::contiguousView(dlens.data(), mla::DType::I32, {B});
+    md.max_seq_len = 0;
+    for (int L : c.lens)
+      md.max_seq_len = std::max<int64_t>(md.max_seq_len, L);
+    mla::TensorView ov = mla::contiguousView(dout.data(), t, {B, H, R});
+    mla::TensorView lv =
+        mla::contiguousView(dlse.data(), toMla(lseHost), {B, H});
+    if (c.pair) {
+      mla::TensorView qn{dqn.data(), t, {B, H, R}, {p.qnStrideB, p.qnStrideH, 1}, 0};
+      mla::TensorView qp{dqp.data(), t, {B, H, P}, {p.qpStrideB, p.qpStrideH, 1}, 0};
+      impl.forward_decode(qn, qp, kv, md, ov, lv);
+    } else {
+      mla::TensorView q{dqn.data(), t, {B, H, R + P}, {p.qnStrideB, p.qnStrideH, 1}, 0};
+      impl.forward_decode(q, kv, md, ov, lv);
+    }
+    synchronize();
+    dout.download(o.bytes.data(), o.bytes.size());
+    dlse.download(lse.bytes.data(), lse.bytes.size());
+    o.decode();
+    lse.decode();
+    return mlaErrors(p, ref, o.values, lse.values);
+  }
+
+  struct Run {
+    MlaCase c;
+    mla::SplitPolicy policy;
+    mla::LseDType lse = mla::LseDType::F32;
+  };
+  void family(const char *name, const std::vector<Run> &runs) {
+    double worstO = 0, worstLse = 0;
+    std::string where;
+    auto start = std::chrono::steady_clock::now();
+    for (const Run &r : runs) {
+      if (skipWhenInterpreting(r.c))
+        continue;
+      static const char *policies[] = {"Fixed4", "BatchInvariant", "Auto"};
+      std::string what = r.c.describe() + " policy=" +
+                         policies[int(r.policy)] + " seed=" +
+                         std::to_string(seed);
+      SCOPED_TRACE(what);
+      MlaErrors e = run(r.c, r.policy, r.lse);
+      bool lowLse = r.lse == mla::LseDType::Query;
+      EXPECT_LE(e.o, r.c.type == DType::BF16 ? 1e-2 : 2e-3) << "at " << e.where;
+      EXPECT_LE(e.lse, lowLse ? 5e-2 : 1e-3);
+      if (e.o > worstO)
+        where = what + " " + e.where;
+      worstO = std::max(worstO, e.o);
+      worstLse = std::max(worstLse, e.lse);
+    }
+    double secs = std::chrono::duration<double>(
+                      std::chrono::steady_clock::now() - start)
+                      .count();
+    std::printf("[ mla ] %-34s worst o rel err %.3e  lse abs err %.3e  "
+                "(%.1f s; worst o at %s)\n",
+                name, worstO, worstLse, secs, where.c_str());
+  }
+
+  uint64_t seed = 0;
+  std::mt19937_64 rng;
+};
+
+MlaCase mk(int H, int page, std::vector<int32_t> lens, DType t = DType::BF16,
+           bool pair = false) {
+  MlaCase c;
+  c.H = H, c.page = page, c.lens = std::move(lens), c.type = t, c.pair = pair;
+  return c;
+}
+
+using SP = mla::SplitPolicy;
+
+TEST_F(MlaGpuTest, DtypesAndPageSizes) {
+  std::vector<Run> runs;
+  for (DType t : {DType::F16, DType::BF16})
+    for (int page : {1, 16, 64, 33})
+      runs.push_back({mk(16, page, {1, 3, 0, 200, 777}, t, page == 33),
+                      SP::Fixed4});
+  family("dtypes f16/bf16 x pages 1/16/64/33", runs);
+}
+
+TEST_F(MlaGpuTest, HeadCounts) {
+  std::vector<Run> runs;
+  for (int H : {1, 16, 20, 128})
+    runs.push_back({mk(H, 64, {4096, 3, 0, 1, 500}, DType::BF16, H == 20),
+                    SP::Fixed4});
+  runs.push_back({mk(20, 33, {300, 2}, DType::F16), SP::Auto});
+  family("heads 1/16/20/128", runs);
+}
+
+TEST_F(MlaGpuTest, LengthsAndSplitPolicies) {
+  std::vector<Run> runs;
+  for (SP policy : {SP::Fixed4, SP::BatchInvariant, SP::Auto}) {
+    runs.push_back({mk(16, 64, {0}), policy});
+    runs.push_back({mk(16, 64, {1, 3, 0, 2}), policy});
+    runs.push_back({mk(16, 64, {4096, 4096, 1, 4095}, DType::BF16, true),
+                    policy});
+    runs.push_back({mk(16, 64, {70000, 3, 4096}, DType::F16), policy});
+    runs.push_back({mk(16, 33, {70000}, DType::BF16, true), policy});
+    runs.push_back({mk(16, 16, {100, 257, 0, 3}), policy}); // interpreter-sized
+  }
+  family("lengths 0/1/3/4096/70000 x policies", runs);
+}
+
+TEST_F(MlaGpuTest, RaggedShuffledBatch) {
+  std::vector<int32_t> lens;
+  std::uniform_int_distribution<int> len(0, 3000);
+  for (int b = 0; b < 24; ++b)
+    lens.push_back(b % 5 == 0 ? b % 4 : len(rng));
+  std::vector<Run> runs = {{mk(16, 64, lens, DType::BF16, true), SP::Auto},
+                           {mk(20, 33, lens, DType::F16), SP::Fixed4},
+                           {mk(16, 16, {600, 0, 1, 999, 3}), SP::Auto}};
+  family("ragged batch of 24, shuffled pages", runs);
+}
+
+TEST_F(MlaGpuTest, LseInQueryDtype) {
+  family("lse in q's dtype",
+         {{mk(16, 64, {4096, 0, 5}), SP::Fixed4, mla::LseDType::Query},
+          {mk(16, 16, {300, 0, 5}, DType::F16), SP::Auto,
+           mla::LseDType::Query}});
+}
+
+TEST_F(MlaGpuTest, PeakySoftmax) {
+  MlaCase c = mk(16, 64, {4096, 100, 7});
+  c.scale = 0.5; // scores of std ~4: a few tokens dominate
+  MlaCase d = c;
+  d.lens = {300, 7};
+  family("peaky softmax (scale 0.5)", {{c, SP::Auto}, {d, SP::Fixed4}});
+}
+} // namespace

@@ -1,0 +1,363 @@
+//===- MlaApiTest.cpp - TRITON_MLA backend: refusals, validation, splits --===//
+//
+// Runs without a GPU: impls are built with options.device = -1 (no
+// workspace), and forward_decode validates every argument before it would
+// touch the device, so each validation path is reachable; a fully valid call
+// ends with the "device = -1" error.
+//
+//===----------------------------------------------------------------------===//
+#include "tilemla/mla/TritonMLA.h"
+
+#include "gtest/gtest.h"
+
+#include <cmath>
+
+using namespace tilemla;
+using namespace tilemla::mla;
+
+namespace {
+const char *kUnsupported = "TritonMLAImpl does not support one of the "
+                           "following: alibi_slopes, sliding_window, "
+                           "logits_soft_cap";
+const char *kEncoder = "Encoder self-attention and encoder/decoder "
+                       "cross-attention are not implemented for TritonMLAImpl";
+const char *kFp8 = "TritonMLA V1 with FP8 KV cache not yet supported";
+
+struct Ctor {
+  int64_t heads = 16, headSize = 576, kvHeads = 1;
+  double scale = 0.1;
+  std::optional<std::vector<float>> alibi;
+  std::optional<int64_t> window;
+  std::string kvDtype = "auto";
+  std::optional<double> softCap;
+  std::string attnType = "decoder";
+  MLAArgs mla{512, 64, 128, 128};
+  TritonMLAOptions options = [] {
+    TritonMLAOptions o;
+    o.device = -1;
+    o.maxBatch = 8;
+    return o;
+  }();
+  std::unique_ptr<TritonMLAImpl> make() const {
+    return std::make_unique<TritonMLAImpl>(heads, headSize, scale, kvHeads,
+                                           alibi, window, kvDtype, softCap,
+                                           attnType, std::nullopt, mla,
+                                           options);
+  }
+};
+
+/// The message of the tilemla::Error `f` throws ("" if none).
+template <typename F> std::string errorOf(F &&f) {
+  try {
+    f();
+  } catch (const Error &e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(MlaBackend, Description) {
+  EXPECT_EQ(TritonMLABackend::getName(), "TRITON_MLA");
+  EXPECT_EQ(TritonMLABackend::supportedDtypes(),
+            (std::vector<DType>{DType::F16, DType::BF16}));
+  EXPECT_EQ(TritonMLABackend::supportedKvCacheDtypes(),
+            std::vector<std::string>{"auto"});
+  EXPECT_TRUE(TritonMLABackend::supportsComputeCapability(9, 0));
+  EXPECT_TRUE(TritonMLABackend::supportsComputeCapability(8, 0));
+  EXPECT_TRUE(TritonMLABackend::supportsComputeCapability(10, 0));
+  EXPECT_FALSE(TritonMLABackend::supportsComputeCapability(7, 5));
+  EXPECT_TRUE(TritonMLAImpl::can_return_lse_for_decode);
+}
+
+TEST(MlaBackend, RefusesWhatTheSeedRefuses) {
+  Ctor c;
+  EXPECT_EQ(errorOf([&] { c.make(); }), "");
+  {
+    Ctor a = c;
+    a.alibi = std::vector<float>{0.5f};
+    EXPECT_EQ(errorOf([&] { a.make(); }), kUnsupported);
+    a.alibi = std::vector<float>{}; // Python: [] is falsy
+    EXPECT_EQ(errorOf([&] { a.make(); }), "");
+  }
+  {
+    Ctor a = c;
+    a.window = 4096;
+    EXPECT_EQ(errorOf([&] { a.make(); }), kUnsupported);
+  }
+  {
+    Ctor a = c;
+    a.softCap = 30.0;
+    EXPECT_EQ(errorOf([&] { a.make(); }), kUnsupported);
+  }
+  for (const char *type : {"encoder", "encoder_only", "encoder_decoder"}) {
+    Ctor a = c;
+    a.attnType = type;
+    EXPECT_EQ(errorOf([&] { a.make(); }), kEncoder) << type;
+  }
+  for (const char *kv : {"fp8", "fp8_e4m3", "fp8_e5m2"}) {
+    Ctor a = c;
+    a.kvDtype = kv;
+    EXPECT_EQ(errorOf([&] { a.make(); }), kFp8) << kv;
+  }
+  {
+    // The seed's order: unsupported features, then attn_type, then the cache.
+    Ctor a = c;
+    a.softCap = 1.0, a.attnType = "encoder", a.kvDtype = "fp8";
+    EXPECT_EQ(errorOf([&] { a.make(); }), kUnsupported);
+    a.softCap.reset();
+    EXPECT_EQ(errorOf([&] { a.make(); }), kEncoder);
+  }
+}
+
+TEST(MlaBackend, RefusesWhatTheKernelsCannotTake) {
+  auto expect = [](Ctor a, const std::string &message) {
+    EXPECT_EQ(errorOf([&] { a.make(); }), message);
+  };
+  Ctor c;
+  Ctor a = c;
+  a.kvHeads = 2;
+  expect(a, "num_kv_heads: MLA has one latent KV head, got 2");
+  a = c, a.headSize = 512;
+  expect(a, "head_size: expected kv_lora_rank + qk_rope_head_dim = 576, got "
+            "512");
+  a = c, a.mla.kv_lora_rank = 500, a.headSize = 564;
+  expect(a, "mla_args.kv_lora_rank: expected a power of two, got 500");
+  a = c, a.mla.qk_rope_head_dim = 48, a.headSize = 560;
+  expect(a, "mla_args.qk_rope_head_dim: expected a power of two, got 48");
+  a = c, a.heads = 0;
+  expect(a, "num_heads: expected >= 1, got 0");
+  a = c, a.scale = NAN;
+  expect(a, "scale: expected a finite number, got nan");
+  a = c, a.options.maxBatch = 0;
+  expect(a, "options.maxBatch: expected >= 1, got 0");
+  a = c, a.options.maxSplits = 65;
+  expect(a, "options.maxSplits: expected 1..64, got 65");
+  // Small ranks are fine (the interpreter tests use them).
+  a = c, a.mla.kv_lora_rank = 64, a.mla.qk_rope_head_dim = 16, a.headSize = 80;
+  expect(a, "");
+}
+
+TEST(MlaSplits, Policies) {
+  EXPECT_EQ(chooseNumSplits(SplitPolicy::Fixed4, 8, 16, 4096, 132), 4);
+  EXPECT_EQ(chooseNumSplits(SplitPolicy::Fixed4, 1, 16, 1, 132), 4);
+  EXPECT_EQ(chooseNumSplits(SplitPolicy::BatchInvariant, 8, 16, 4096, 132), 1);
+  // DeepSeek-V3 decode, B = 8, H = 16: 8 programs a split; two waves want
+  // cdiv(264, 8) = 33; by length cdiv(4096, 256) = 16 -> 16.
+  EXPECT_EQ(chooseNumSplits(SplitPolicy::Auto, 8, 16, 4096, 132), 16);
+  // One long request, 128 heads (8 head blocks): want 33, by length 274,
+  // capped at 64 -> 33 -> 32 (power of two).
+  EXPECT_EQ(chooseNumSplits(SplitPolicy::Auto, 1, 128, 70000, 132), 32);
+  // Large batches fill the GPU without splitting (264 programs = 2 waves).
+  EXPECT_EQ(chooseNumSplits(SplitPolicy::Auto, 256, 16, 4096, 132), 2);
+  EXPECT_EQ(chooseNumSplits(SplitPolicy::Auto, 264, 16, 4096, 132), 1);
+  EXPECT_EQ(chooseNumSplits(SplitPolicy::Auto, 64, 16, 4096, 132), 4);
+  // Short sequences: >= 256 tokens a split.
+  EXPECT_EQ(chooseNumSplits(SplitPolicy::Auto, 1, 16, 300, 132), 2);
+  EXPECT_EQ(chooseNumSplits(SplitPolicy::Auto, 1, 16, 1, 132), 1);
+  EXPECT_EQ(chooseNumSplits(SplitPolicy::Auto, 1, 16, 0, 132), 1);
+  // The cap.
+  EXPECT_EQ(chooseNumSplits(SplitPolicy::Auto, 1, 16, 1 << 20, 132, 8), 8);
+  EXPECT_EQ(chooseNumSplits(SplitPolicy::Auto, 1, 16, 1 << 20, 1000), 64);
+
+  Ctor c;
+  c.options.splitPolicy = SplitPolicy::Auto;
+  c.options.maxSplits = 48;
+  c.options.numSMs = 132;
+  auto impl = c.make();
+  EXPECT_EQ(impl->workspaceSplits(), 32);
+  EXPECT_EQ(impl->numSplits(1, 70000), 32);
+  EXPECT_EQ(impl->numSplits(8, 4096), 16);
+  c.options.splitPolicy = SplitPolicy::BatchInvariant;
+  EXPECT_EQ(c.make()->workspaceSplits(), 1);
+  EXPECT_EQ(c.make()->numSplits(1, 70000), 1);
+  c.options.splitPolicy = SplitPolicy::Fixed4;
+  EXPECT_EQ(c.make()->workspaceSplits(), 4);
+}
+
+/// A valid decode call's views (pointers are never dereferenced: device -1).
+struct Call {
+  int64_t B = 8, H = 16, R = 512, P = 64, pages = 10, page = 16, maxPages = 4;
+  char dummy[16];
+  TensorView q, qNope, qPe, kv, o, lse;
+  DecodeMetadata md;
+  Call() {
+    void *p = dummy;
+    q = contiguousView(p, DType::BF16, {B, H, R + P}, -1);
+    qNope = contiguousView(p, DType::BF16, {B, H, R}, -1);
+    qPe = contiguousView(p, DType::BF16, {B, H, P}, -1);
+    kv = contiguousView(p, DType::BF16, {pages, page, R + P}, -1);
+    o = contiguousView(p, DType::BF16, {B, H, R}, -1);
+    lse = contiguousView(p, DType::F32, {B, H}, -1);
+    md.block_table = contiguousView(p, DType::I32, {B, maxPages}, -1);
+    md.seq_lens = contiguousView(p, DType::I32, {B}, -1);
+    md.max_seq_len = 60;
+  }
+};
+
+const char *kValid = "TritonMLAImpl: constructed with options.device = -1 (no "
+                     "device); forward_decode only validated its arguments";
+
+TEST(MlaValidation, ValidCallsReachTheDevice) {
+  auto impl = Ctor().make();
+  Call k;
+  EXPECT_EQ(errorOf([&] { impl->forward_decode(k.q, k.kv, k.md, k.o, k.lse); }),
+            kValid);
+  EXPECT_EQ(errorOf([&] {
+              impl->forward_decode(k.qNope, k.qPe, k.kv, k.md, k.o, k.lse);
+            }),
+            kValid);
+  EXPECT_EQ(errorOf([&] { impl->forward_decode(k.q, k.kv, k.md, k.o); }),
+            kValid);
+  // The unit head dim of the seed's cache, padded strides, a non-contiguous
+  // q pair, strided outputs.
+  k.kv = contiguousView(k.dummy, DType::BF16, {10, 16, 1, 576}, -1);
+  k.kv.strides = {16 * 600 + 8, 600, 600, 1};
+  k.qNope.strides = {16 * 1024, 1024, 1};
+  k.qPe.strides = {16 * 1024 + 7, 1024, 1};
+  k.o.strides = {16 * 520, 520, 1};
+  k.lse.strides = {1, 8};
+  k.md.block_table.strides = {100, 1};
+  EXPECT_EQ(errorOf([&] {
+              impl->forward_decode(k.qNope, k.qPe, k.kv, k.md, k.o, k.lse);
+            }),
+            kValid);
+  // Empty batch.
+  Call zero;
+  zero.q.shape[0] = 0, zero.o.shape[0] = 0, zero.lse.shape[0] = 0;
+  zero.md.block_table.shape[0] = 0, zero.md.seq_lens.shape[0] = 0;
+  EXPECT_EQ(errorOf([&] {
+              impl->forward_decode(zero.q, zero.kv, zero.md, zero.o, zero.lse);
+            }),
+            kValid);
+}
+
+TEST(MlaValidation, EveryArgumentIsChecked) {
+  auto impl = Ctor().make();
+  auto run = [&](const Call &k) {
+    return errorOf([&] { impl->forward_decode(k.q, k.kv, k.md, k.o, k.lse); });
+  };
+  auto runPair = [&](const Call &k) {
+    return errorOf([&] {
+      impl->forward_decode(k.qNope, k.qPe, k.kv, k.md, k.o, k.lse);
+    });
+  };
+  Call k;
+  // q.
+  k = Call(), k.q.shape = {8, 16, 512};
+  EXPECT_EQ(run(k), "q: expected shape [8, 16, 576], got [8, 16, 512]");
+  k = Call(), k.q.shape = {8, 576};
+  EXPECT_EQ(run(k),
+            "q: expected rank 3 [B, 16, 576], got shape [8, 576]");
+  k = Call(), k.q.shape = {8, 20, 576};
+  EXPECT_EQ(run(k), "q: expected shape [8, 16, 576], got [8, 20, 576]");
+  k = Call(), k.q.dtype = DType::F32;
+  EXPECT_EQ(run(k), "q: expected dtype f16 or bf16, got f32");
+  k = Call(), k.q.strides = {576 * 16, 576, 2};
+  EXPECT_EQ(run(k), "q: last dimension must be contiguous (stride 1), got "
+                    "stride 2");
+  k = Call(), k.q.device = 1;
+  EXPECT_EQ(run(k), "q: expected device -1, got device 1");
+  k = Call(), k.q.shape[0] = 9;
+  EXPECT_EQ(run(k), "q: batch 9 exceeds options.maxBatch 8");
+  k = Call(), k.q.strides = {int64_t(1) << 32, 576, 1};
+  EXPECT_EQ(run(k), "q: stride 4294967296 does not fit in 32 bits");
+  k = Call(), k.q.data = nullptr;
+  EXPECT_EQ(run(k), "q: null data pointer");
+  k = Call(), k.q.strides = {576, 1};
+  EXPECT_EQ(run(k), "q: 2 strides for a rank-3 shape");
+  // The pair.
+  k = Call(), k.qPe.shape = {8, 16, 32};
+  EXPECT_EQ(runPair(k), "q_pe: expected shape [8, 16, 64], got [8, 16, 32]");
+  k = Call(), k.qNope.shape = {8, 16, 576};
+  EXPECT_EQ(runPair(k),
+            "q_nope: expected shape [8, 16, 512], got [8, 16, 576]");
+  k = Call(), k.qPe.dtype = DType::F16;
+  EXPECT_EQ(runPair(k), "q_pe: expected dtype bf16, got f16");
+  k = Call(), k.qPe.strides = {1024, 64, 2};
+  EXPECT_EQ(runPair(k), "q_pe: last dimension must be contiguous (stride 1), "
+                        "got stride 2");
+  // The cache.
+  k = Call(), k.kv.dtype = DType::F16;
+  EXPECT_EQ(run(k), "kv_cache: expected dtype bf16, got f16");
+  k = Call(), k.kv.dtype = DType::FP8E4M3;
+  EXPECT_EQ(run(k), "kv_cache: expected dtype bf16, got fp8e4m3");
+  k = Call(), k.kv.strides = {16 * 576 * 2, 576 * 2, 2};
+  EXPECT_EQ(run(k), "kv_cache: last dimension must be contiguous (stride 1), "
+                    "got stride 2");
+  k = Call(), k.kv.shape = {10, 16, 512};
+  EXPECT_EQ(run(k), "kv_cache: expected shape [10, 16, 576], got [10, 16, 512]");
+  k = Call(), k.kv = contiguousView(k.dummy, DType::BF16, {10, 16, 2, 576}, -1);
+  EXPECT_EQ(run(k),
+            "kv_cache: expected shape [10, 16, 1, 576], got [10, 16, 2, 576]");
+  k = Call(), k.kv.shape = {10, 576};
+  EXPECT_EQ(run(k), "kv_cache: expected [num_pages, page_size, 576] or "
+                    "[num_pages, page_size, 1, 576], got shape [10, 576]");
+  k = Call(), k.kv.shape = {0, 16, 576};
+  EXPECT_EQ(run(k), "kv_cache: must not be empty, got shape [0, 16, 576]");
+  k = Call(), k.kv.device = 0;
+  EXPECT_EQ(run(k), "kv_cache: expected device -1, got device 0");
+  k = Call(), k.kv.strides = {-9216, 576, 1};
+  EXPECT_EQ(run(k), "kv_cache: negative stride -9216 in dimension 0");
+  // Metadata.
+  k = Call(), k.md.block_table.dtype = DType::F32;
+  EXPECT_EQ(run(k), "block_table: expected dtype i32, got f32");
+  k = Call(), k.md.block_table.shape = {7, 4};
+  EXPECT_EQ(run(k), "block_table: expected shape [8, 4], got [7, 4]");
+  k = Call(), k.md.block_table.shape = {8};
+  EXPECT_EQ(run(k), "block_table: expected rank 2 [8, max_pages], got shape "
+                    "[8]");
+  k = Call(), k.md.block_table.strides = {1, 8};
+  EXPECT_EQ(run(k), "block_table: last dimension must be contiguous (stride "
+                    "1), got stride 8");
+  k = Call(), k.md.seq_lens.shape = {4};
+  EXPECT_EQ(run(k), "seq_lens: expected shape [8], got [4]");
+  k = Call(), k.md.seq_lens.dtype = DType::F16;
+  EXPECT_EQ(run(k), "seq_lens: expected dtype i32, got f16");
+  k = Call(), k.md.seq_lens.strides = {2};
+  EXPECT_EQ(run(k), "seq_lens: last dimension must be contiguous (stride 1), "
+                    "got stride 2");
+  k = Call(), k.md.max_seq_len = 65;
+  EXPECT_EQ(run(k), "max_seq_len: 65 tokens do not fit in block_table's 4 "
+                    "pages of 16 tokens");
+  k = Call(), k.md.max_seq_len = -2;
+  EXPECT_EQ(run(k), "max_seq_len: expected >= 0 (or -1: unknown), got -2");
+  // Outputs.
+  k = Call(), k.o.shape = {8, 16, 576};
+  EXPECT_EQ(run(k), "o: expected shape [8, 16, 512], got [8, 16, 576]");
+  k = Call(), k.o.dtype = DType::F16;
+  EXPECT_EQ(run(k), "o: expected dtype bf16, got f16");
+  k = Call(), k.o.strides = {1, 8, 128};
+  EXPECT_EQ(run(k), "o: last dimension must be contiguous (stride 1), got "
+                    "stride 128");
+  k = Call(), k.lse.dtype = DType::BF16;
+  EXPECT_EQ(run(k), "lse: expected dtype f32, got bf16");
+  k = Call(), k.lse.shape = {8, 16, 1};
+  EXPECT_EQ(run(k), "lse: expected shape [8, 16], got [8, 16, 1]");
+
+  // lse in q's dtype on request.
+  Ctor c;
+  c.options.lseDtype = LseDType::Query;
+  auto queryLse = c.make();
+  k = Call(), k.lse.dtype = DType::BF16;
+  EXPECT_EQ(errorOf([&] {
+              queryLse->forward_decode(k.q, k.kv, k.md, k.o, k.lse);
+            }),
+            kValid);
+  k.lse.dtype = DType::F32;
+  EXPECT_EQ(errorOf([&] {
+              queryLse->forward_decode(k.q, k.kv, k.md, k.o, k.lse);
+            }),
+            "lse: expected dtype bf16, got f32");
+
+  // Auto needs the host-side max_seq_len.
+  c = Ctor();
+  c.options.splitPolicy = SplitPolicy::Auto;
+  auto autoSplits = c.make();
+  k = Call(), k.md.max_seq_len = -1;
+  EXPECT_EQ(errorOf([&] {
+              autoSplits->forward_decode(k.q, k.kv, k.md, k.o, k.lse);
+            }),
+            "max_seq_len: required by SplitPolicy::Auto (the batch's largest "
+            "seq_len, known on the host)");
+}
+} // namespace
