@@ -2,7 +2,8 @@
 //
 // The MLA decode backend at full size (R = 512, P = 64) through its public
 // API on device buffers, against the multithreaded fp64 CPU reference of
-// tests/common/MlaReference.h (fresh random data, seed printed; padded and
+// tests/common/MlaReference.h (sequences over 8192 tokens: an nvrtc-compiled
+// fp32 reference kernel, NvrtcMlaReference.h) (fresh random data, seed printed; padded and
 // shuffled caches; outputs poisoned with NaN before each run). Families:
 // dtypes x page sizes, head counts, lengths (0, 1, 3 < splits, 4096, 70000)
 // under every split policy, q as a pair, lse in q's dtype. The worst errors
@@ -17,6 +18,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "../common/MlaReference.h"
+#include "NvrtcMlaReference.h"
 #include "tilemla/Runtime.h"
 #include "tilemla/mla/TritonMLA.h"
 
@@ -64,7 +66,13 @@ protected:
   MlaErrors run(const MlaCase &c, mla::SplitPolicy policy,
                 mla::LseDType lseType = mla::LseDType::F32) {
     MlaProblem p = makeMlaProblem(c, rng);
-    MlaReference ref = mlaReference(p);
+    // Long sequences: the fp32 nvrtc kernel; otherwise the fp64 CPU one.
+    int longest = 0;
+    for (int L : c.lens)
+      longest = std::max(longest, L);
+    MlaReference ref = longest > 8192 && nvrtcReferenceAvailable()
+                           ? nvrtcMlaReference(p)
+                           : mlaReference(p);
     const int64_t B = c.B(), H = c.H, R = c.R, P = c.P;
     mla::TritonMLAOptions options;
     options.maxBatch = std::max<int64_t>(1, B);
@@ -221,5 +229,24 @@ TEST_F(MlaGpuTest, PeakySoftmax) {
   MlaCase d = c;
   d.lens = {300, 7};
   family("peaky softmax (scale 0.5)", {{c, SP::Auto}, {d, SP::Fixed4}});
+}
+} // namespace
+
+namespace {
+// The long-sequence reference must itself agree with the fp64 one.
+TEST(MlaReferenceTest, NvrtcReferenceAgreesWithFp64) {
+  if (!nvrtcReferenceAvailable())
+    GTEST_SKIP() << "needs a GPU and nvrtc: "
+                 << detail::referenceProblem();
+  std::mt19937_64 rng(freshSeed());
+  MlaCase c;
+  c.H = 16, c.page = 33, c.lens = {4096, 0, 17, 1};
+  MlaProblem p = makeMlaProblem(c, rng);
+  MlaReference gpu = nvrtcMlaReference(p);
+  MlaErrors e = mlaErrors(p, mlaReference(p), gpu.o, gpu.lse);
+  EXPECT_LE(e.o, 1e-4) << e.where;
+  EXPECT_LE(e.lse, 1e-4);
+  std::printf("[ mla ] nvrtc fp32 reference vs fp64: o %.3e  lse %.3e\n", e.o,
+              e.lse);
 }
 } // namespace
