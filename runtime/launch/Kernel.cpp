@@ -159,6 +159,18 @@ struct Kernel::Impl {
     entries.push_back({context, spec, loadInContext(artifact, context)});
     return entries.back().kernel;
   }
+
+  /// The specialization launched last in `context`, else the one that
+  /// assumes nothing beyond aligned pointers.
+  const LoadedKernel &latestOrDefault(CUcontext context) {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      for (auto it = entries.rbegin(); it != entries.rend(); ++it)
+        if (it->context == context)
+          return it->kernel;
+    }
+    return get(context, "");
+  }
 };
 
 Kernel Kernel::fromSource(const std::string &path, const std::string &text,
@@ -280,8 +292,7 @@ void Kernel::launch(Dim3 grid, const std::vector<KernelArg> &args,
 }
 
 KernelInfo Kernel::info() const {
-  CUcontext context = currentContext();
-  const LoadedKernel &loaded = impl->get(context, "");
+  const LoadedKernel &loaded = impl->latestOrDefault(currentContext());
   const runtime::Artifact &artifact = *loaded.artifact;
   return {artifact.name,        artifact.arch,     artifact.key,
           artifact.numWarps,    artifact.sharedBytes, artifact.params,

@@ -104,8 +104,8 @@ public:
   void launch(Dim3 grid, const std::vector<KernelArg> &args,
               StreamHandle stream = nullptr) const;
 
-  /// Compiles (if needed) and describes the specialization for the current
-  /// device.
+  /// Describes the specialization launched last on the current device
+  /// (compiling the default one if there was no launch yet).
   KernelInfo info() const;
 
   struct Impl;
