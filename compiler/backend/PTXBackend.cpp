@@ -42,9 +42,9 @@ Expected<std::unique_ptr<TargetMachine>> createTargetMachine(StringRef arch) {
                              "NVPTX target unavailable: " + error);
   std::string features = "+ptx" + std::to_string(kPTXVersion);
   TargetOptions options;
-  std::unique_ptr<TargetMachine> machine(target->createTargetMachine(
-      triple, arch, features, options, Reloc::PIC_, std::nullopt,
-      CodeGenOptLevel::Aggressive));
+  std::unique_ptr<TargetMachine> machine(
+      target->createTargetMachine(triple, arch, features, options, Reloc::PIC_,
+                                  std::nullopt, CodeGenOptLevel::Aggressive));
   if (!machine)
     return createStringError(inconvertibleErrorCode(),
                              "cannot create an NVPTX target machine for " +
@@ -53,9 +53,8 @@ Expected<std::unique_ptr<TargetMachine>> createTargetMachine(StringRef arch) {
 }
 } // namespace
 
-Expected<std::unique_ptr<Module>> translateToLLVMIR(mlir::ModuleOp module,
-                                                    LLVMContext &context,
-                                                    StringRef arch) {
+Expected<std::unique_ptr<Module>>
+translateToLLVMIR(mlir::ModuleOp module, LLVMContext &context, StringRef arch) {
   mlir::DialectRegistry registry;
   mlir::registerBuiltinDialectTranslation(registry);
   mlir::registerLLVMDialectTranslation(registry);

@@ -1,10 +1,10 @@
 //===- AccessWidth.cpp - contiguity/alignment along the last dimension ----===//
 #include "tilemla/Conversion/AccessWidth.h"
 
-#include "tilemla/Conversion/Utility.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Matchers.h"
+#include "tilemla/Conversion/Utility.h"
 #include <numeric>
 
 using namespace mlir;
@@ -139,7 +139,8 @@ void AxisInfoAnalysis::analyzeOp(Operation *op) {
   if (isa<arith::AddIOp, AddPtrOp>(op)) {
     AxisInfo lhs = operand(0), rhs = operand(1);
     int64_t scale = 1;
-    if (auto ptr = dyn_cast<PointerType>(getElementTypeOrSelf(result.getType())))
+    if (auto ptr =
+            dyn_cast<PointerType>(getElementTypeOrSelf(result.getType())))
       scale = getSharedElementBytes(ptr.getPointeeType());
     int64_t contiguity = std::max(std::gcd(lhs.contiguity, rhs.constancy),
                                   std::gcd(rhs.contiguity, lhs.constancy));
@@ -163,8 +164,8 @@ void AxisInfoAnalysis::analyzeOp(Operation *op) {
     // x < n over a run of contiguous x that starts at a multiple of the run
     // length flips at most at a multiple of n's divisibility.
     AxisInfo lhs = operand(0), rhs = operand(1);
-    int64_t run = std::gcd(lhs.contiguity,
-                           std::min(lhs.divisibility, lhs.contiguity));
+    int64_t run =
+        std::gcd(lhs.contiguity, std::min(lhs.divisibility, lhs.contiguity));
     int64_t constancy = std::gcd(lhs.constancy, rhs.constancy);
     auto pred = cmp.getPredicate();
     bool flipsAtN = pred == arith::CmpIPredicate::slt ||
@@ -172,9 +173,8 @@ void AxisInfoAnalysis::analyzeOp(Operation *op) {
                     pred == arith::CmpIPredicate::sge ||
                     pred == arith::CmpIPredicate::uge;
     if (flipsAtN)
-      constancy = std::max(constancy,
-                           std::min(rhs.constancy,
-                                    std::gcd(run, rhs.divisibility)));
+      constancy = std::max(
+          constancy, std::min(rhs.constancy, std::gcd(run, rhs.divisibility)));
     set(result, {1, 1, constancy});
     return;
   }
@@ -232,9 +232,9 @@ void mlir::tile::annotateAccessWidths(ModuleOp module) {
       else if (auto store = dyn_cast<StoreOp>(op))
         width = widthFor(op, store.getPtr(), store.getMask(), analysis);
       if (width)
-        op->setAttr(kAccessWidthAttr,
-                    IntegerAttr::get(IntegerType::get(op->getContext(), 32),
-                                     width));
+        op->setAttr(
+            kAccessWidthAttr,
+            IntegerAttr::get(IntegerType::get(op->getContext(), 32), width));
     });
   });
 }

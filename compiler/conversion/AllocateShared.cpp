@@ -16,9 +16,8 @@ struct AllocateSharedPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     unsigned bytes = 0;
-    module.walk([&](Operation *op) {
-      bytes = std::max(bytes, getScratchBytes(op));
-    });
+    module.walk(
+        [&](Operation *op) { bytes = std::max(bytes, getScratchBytes(op)); });
     module->setAttr(kSharedBytesAttr,
                     IntegerAttr::get(IntegerType::get(&getContext(), 32),
                                      llvm::alignTo(bytes, 16)));

@@ -97,15 +97,15 @@ Value emitExp2(OpBuilder &builder, Location loc, Value x) {
 }
 
 Value emitExp(OpBuilder &builder, Location loc, Value x) {
-  Value scaled = LLVM::FMulOp::create(builder, loc, x,
-                                      f32Constant(builder, loc, M_LOG2E));
+  Value scaled =
+      LLVM::FMulOp::create(builder, loc, x, f32Constant(builder, loc, M_LOG2E));
   return emitExp2(builder, loc, scaled);
 }
 
 Value emitLog2(OpBuilder &builder, Location loc, Value x) {
-  return LLVM::CallIntrinsicOp::create(builder, loc, builder.getF32Type(),
-                                       builder.getStringAttr("llvm.nvvm.lg2.approx.f"),
-                                       ValueRange{x})
+  return LLVM::CallIntrinsicOp::create(
+             builder, loc, builder.getF32Type(),
+             builder.getStringAttr("llvm.nvvm.lg2.approx.f"), ValueRange{x})
       .getResult(0);
 }
 

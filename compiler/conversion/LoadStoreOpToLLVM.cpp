@@ -20,20 +20,21 @@ struct AddPtrOpConversion : OpConversionPattern<AddPtrOp> {
   matchAndRewrite(AddPtrOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Type pointee = cast<PointerType>(getElementTypeOrSelf(op.getType()))
-                       .getPointeeType();
-    auto converter = static_cast<const TileLLVMTypeConverter *>(
-        getTypeConverter());
+    Type pointee =
+        cast<PointerType>(getElementTypeOrSelf(op.getType())).getPointeeType();
+    auto converter =
+        static_cast<const TileLLVMTypeConverter *>(getTypeConverter());
     Type elemType = converter->convertElementType(pointee);
-    Type ptrType = converter->convertElementType(
-        getElementTypeOrSelf(op.getType()));
+    Type ptrType =
+        converter->convertElementType(getElementTypeOrSelf(op.getType()));
     SmallVector<Value> ptrs = unpackStruct(rewriter, loc, adaptor.getPtr());
     SmallVector<Value> offsets =
         unpackStruct(rewriter, loc, adaptor.getOffset());
     SmallVector<Value> results;
     for (auto [ptr, offset] : llvm::zip(ptrs, offsets))
       results.push_back(LLVM::GEPOp::create(rewriter, loc, ptrType, elemType,
-                                            ptr, ArrayRef<LLVM::GEPArg>{offset}));
+                                            ptr,
+                                            ArrayRef<LLVM::GEPArg>{offset}));
     if (!isa<RankedTensorType>(op.getType())) {
       rewriter.replaceOp(op, results.front());
       return success();
@@ -76,8 +77,8 @@ struct LoadOpConversion : OpConversionPattern<LoadOp> {
   matchAndRewrite(LoadOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    auto converter = static_cast<const TileLLVMTypeConverter *>(
-        getTypeConverter());
+    auto converter =
+        static_cast<const TileLLVMTypeConverter *>(getTypeConverter());
     Type elemType =
         converter->convertElementType(getElementTypeOrSelf(op.getType()));
     SmallVector<Value> ptrs = unpackStruct(rewriter, loc, adaptor.getPtr());

@@ -23,9 +23,9 @@ struct MakeRangeOpConversion : OpConversionPattern<MakeRangeOp> {
     for (const auto &offsets : getRegisterOffsets(type))
       values.push_back(LLVM::AddOp::create(
           rewriter, loc, base, i32Constant(rewriter, loc, offsets[0])));
-    rewriter.replaceOp(
-        op, packStruct(rewriter, loc, getTypeConverter()->convertType(type),
-                       values));
+    rewriter.replaceOp(op, packStruct(rewriter, loc,
+                                      getTypeConverter()->convertType(type),
+                                      values));
     return success();
   }
 };

@@ -169,8 +169,8 @@ private:
 };
 } // namespace
 
-void mlir::tile::populateReduceOpToLLVMPatterns(TileLLVMTypeConverter &converter,
-                                                const TargetInfo &target,
-                                                RewritePatternSet &patterns) {
+void mlir::tile::populateReduceOpToLLVMPatterns(
+    TileLLVMTypeConverter &converter, const TargetInfo &target,
+    RewritePatternSet &patterns) {
   patterns.add<ReduceOpConversion>(converter, patterns.getContext(), target);
 }

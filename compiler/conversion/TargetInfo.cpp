@@ -60,8 +60,8 @@ Value TargetInfo::shuffleXor(OpBuilder &builder, Location loc, Value value,
   Value offset = LLVM::ConstantOp::create(builder, loc, i32, mask);
   Value clamp = LLVM::ConstantOp::create(builder, loc, i32, 0x1f);
   Value result =
-      NVVM::ShflOp::create(builder, loc, word.getType(), allLanes, word,
-                           offset, clamp, NVVM::ShflKind::bfly, UnitAttr());
+      NVVM::ShflOp::create(builder, loc, word.getType(), allLanes, word, offset,
+                           clamp, NVVM::ShflKind::bfly, UnitAttr());
   if (bits < 32) {
     Value narrow = LLVM::TruncOp::create(builder, loc,
                                          builder.getIntegerType(bits), result);

@@ -49,8 +49,7 @@ Value mlir::tile::packStruct(OpBuilder &builder, Location loc, Type structType,
   return result;
 }
 
-Value mlir::tile::i32Constant(OpBuilder &builder, Location loc,
-                              int64_t value) {
+Value mlir::tile::i32Constant(OpBuilder &builder, Location loc, int64_t value) {
   return LLVM::ConstantOp::create(builder, loc, builder.getI32Type(),
                                   builder.getI32IntegerAttr(value));
 }
@@ -65,8 +64,8 @@ std::pair<Value, Value> mlir::tile::getLaneAndWarp(OpBuilder &builder,
   Value tid = NVVM::ThreadIdXOp::create(builder, loc, builder.getI32Type());
   Value lane = LLVM::AndOp::create(builder, loc, tid,
                                    i32Constant(builder, loc, kWarpSize - 1));
-  Value warp = LLVM::LShrOp::create(builder, loc, tid,
-                                    i32Constant(builder, loc, 5));
+  Value warp =
+      LLVM::LShrOp::create(builder, loc, tid, i32Constant(builder, loc, 5));
   return {lane, warp};
 }
 
@@ -145,8 +144,8 @@ mlir::tile::getRegisterOffsets(RankedTensorType type) {
 }
 
 SmallVector<Value> mlir::tile::emitBaseCoords(OpBuilder &builder, Location loc,
-                                              RankedTensorType type,
-                                              Value lane, Value warp) {
+                                              RankedTensorType type, Value lane,
+                                              Value warp) {
   ResolvedLayout resolved = resolveLayout(type);
   SmallVector<Value> base;
   for (unsigned rootDim : resolved.dims) {
@@ -181,8 +180,7 @@ unsigned mlir::tile::getDistinctLaneMask(RankedTensorType type, unsigned dim) {
   return mask;
 }
 
-unsigned mlir::tile::getDistinctWarpCount(RankedTensorType type,
-                                          unsigned dim) {
+unsigned mlir::tile::getDistinctWarpCount(RankedTensorType type, unsigned dim) {
   ResolvedLayout resolved = resolveLayout(type);
   DimPlacement p = placement(resolved, resolved.dims[dim]);
   int64_t distinct = std::max<int64_t>(1, p.size / (p.spt * p.tpw));
@@ -256,8 +254,8 @@ unsigned mlir::tile::getSharedElementBytes(Type elemType) {
   return std::max(1u, elemType.getIntOrFloatBitWidth() / 8);
 }
 
-Value mlir::tile::sharedElementPtr(OpBuilder &builder, Location loc,
-                                   Value base, Type elemType, Value index) {
+Value mlir::tile::sharedElementPtr(OpBuilder &builder, Location loc, Value base,
+                                   Type elemType, Value index) {
   return LLVM::GEPOp::create(builder, loc, base.getType(), elemType, base,
                              ArrayRef<LLVM::GEPArg>{index});
 }

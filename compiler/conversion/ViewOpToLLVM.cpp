@@ -36,8 +36,8 @@ struct SplatConstantConversion : OpConversionPattern<arith::ConstantOp> {
     auto splat = dyn_cast<SplatElementsAttr>(op.getValue());
     if (!type || !getLayout(type) || !splat)
       return rewriter.notifyMatchFailure(op, "not a splat tensor constant");
-    auto converter = static_cast<const TileLLVMTypeConverter *>(
-        getTypeConverter());
+    auto converter =
+        static_cast<const TileLLVMTypeConverter *>(getTypeConverter());
     Type elemType = converter->convertElementType(type.getElementType());
     Attribute value = splat.getSplatValue<Attribute>();
     if (elemType != type.getElementType()) // fp8 registers are i8 bits.
@@ -66,7 +66,8 @@ struct BroadcastOpConversion : OpConversionPattern<BroadcastOp> {
     SmallVector<Value> src = unpackStruct(rewriter, loc, adaptor.getSrc());
     SmallVector<unsigned> srcElems =
         srcLayout.getElemsPerThreadPerDim(srcType.getShape());
-    SmallVector<unsigned> elems = layout.getElemsPerThreadPerDim(type.getShape());
+    SmallVector<unsigned> elems =
+        layout.getElemsPerThreadPerDim(type.getShape());
     unsigned total = getTotalElemsPerThread(type);
     SmallVector<Value> values;
     for (unsigned reg = 0; reg < total; ++reg) {

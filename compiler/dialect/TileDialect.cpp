@@ -104,8 +104,7 @@ BlockedEncodingAttr::getElemsPerThreadPerDim(ArrayRef<int64_t> shape) const {
   SmallVector<unsigned> elems;
   for (auto [d, size] : llvm::enumerate(shape)) {
     int64_t spread = int64_t(getThreadsPerWarp()[d]) * getWarpsPerCTA()[d];
-    int64_t perThread =
-        std::max<int64_t>(getSizePerThread()[d], size / spread);
+    int64_t perThread = std::max<int64_t>(getSizePerThread()[d], size / spread);
     elems.push_back(std::min<int64_t>(size, perThread));
   }
   return elems;

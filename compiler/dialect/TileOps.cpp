@@ -2,8 +2,8 @@
 #include "tilemla/Dialect/TileDialect.h"
 
 #include "mlir/IR/Builders.h"
-#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/PatternMatch.h"
@@ -164,8 +164,8 @@ struct RematerializeConvertedSource : OpRewritePattern<ConvertLayoutOp> {
       Value inner = convert(
           expand.getSrc(),
           SliceEncodingAttr::get(getContext(), expand.getAxis(), parent));
-      rebuilt = ExpandDimsOp::create(rewriter, loc, type, inner,
-                                     expand.getAxis());
+      rebuilt =
+          ExpandDimsOp::create(rewriter, loc, type, inner, expand.getAxis());
     } else if (auto broadcast = dyn_cast<BroadcastOp>(def)) {
       rebuilt = BroadcastOp::create(rewriter, loc, type,
                                     convert(broadcast.getSrc(), layout));
@@ -210,13 +210,13 @@ static LogicalResult verifyAccess(Operation *op, Type ptrType, Type valueType,
   Type pointee =
       cast<PointerType>(getElementTypeOrSelf(ptrType)).getPointeeType();
   if (getElementTypeOrSelf(valueType) != pointee)
-    return op->emitOpError() << "value element type "
-                             << getElementTypeOrSelf(valueType)
-                             << " does not match the pointee type " << pointee;
+    return op->emitOpError()
+           << "value element type " << getElementTypeOrSelf(valueType)
+           << " does not match the pointee type " << pointee;
   if (shapeOf(valueType) != shapeOf(ptrType))
-    return op->emitOpError() << "value shape " << shapeString(shapeOf(valueType))
-                             << " does not match pointer shape "
-                             << shapeString(shapeOf(ptrType));
+    return op->emitOpError()
+           << "value shape " << shapeString(shapeOf(valueType))
+           << " does not match pointer shape " << shapeString(shapeOf(ptrType));
   if (mask && shapeOf(mask.getType()) != shapeOf(ptrType))
     return op->emitOpError() << "mask shape must match the pointer shape";
   return success();

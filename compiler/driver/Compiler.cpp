@@ -101,8 +101,8 @@ public:
     sourceMgr.AddNewSourceBuffer(
         llvm::MemoryBuffer::getMemBufferCopy(file.getText(), file.getPath()),
         llvm::SMLoc());
-    handler = std::make_unique<SourceMgrDiagnosticHandler>(sourceMgr,
-                                                           &context, errs);
+    handler =
+        std::make_unique<SourceMgrDiagnosticHandler>(sourceMgr, &context, errs);
   }
 
 private:
@@ -175,8 +175,8 @@ bool runPipeline(const SourceFile &file, const CompileOptions &options,
     void (*build)(OpPassManager &, const CompileOptions &);
   };
   const Step steps[] = {
-      {EmitStage::Tile,
-       [](OpPassManager &pm, const CompileOptions &) { buildTilePipeline(pm); }},
+      {EmitStage::Tile, [](OpPassManager &pm,
+                           const CompileOptions &) { buildTilePipeline(pm); }},
       {EmitStage::TileGPU,
        [](OpPassManager &pm, const CompileOptions &o) {
          buildTileGPUPipeline(pm, o.numWarps);

@@ -83,7 +83,6 @@ int tilemla::runTileOptMain(int argc, char **argv) {
   registerTileDialects(registry);
   registerTransformsPasses();
   registerTilePasses();
-  return asMainReturnCode(
-      MlirOptMain(argc, argv, "tile-opt: the tile dialect pass driver\n",
-                  registry));
+  return asMainReturnCode(MlirOptMain(
+      argc, argv, "tile-opt: the tile dialect pass driver\n", registry));
 }

@@ -81,19 +81,6 @@ int64_t toSigned(ElemKind kind, int64_t stored) {
   return kind == ElemKind::I1 ? -(stored & 1) : stored;
 }
 
-float roundFloat(ElemKind kind, float x) {
-  switch (kind) {
-  case ElemKind::F16:
-    return roundToFormat(x, FloatFormat::F16);
-  case ElemKind::BF16:
-    return roundToFormat(x, FloatFormat::BF16);
-  case ElemKind::F8E4M3:
-    return roundToFormat(x, FloatFormat::F8E4M3FN);
-  default:
-    return x;
-  }
-}
-
 float roundFloat(ElemKind kind, double x) {
   switch (kind) {
   case ElemKind::F16:
@@ -106,6 +93,9 @@ float roundFloat(ElemKind kind, double x) {
     return float(x);
   }
 }
+
+/// f32 -> double is exact, so rounding through the double overload is too.
+float roundFloat(ElemKind kind, float x) { return roundFloat(kind, double(x)); }
 
 RtValue RtValue::zeros(ElemKind kind, llvm::ArrayRef<int64_t> shape,
                        ElemKind pointee) {

@@ -27,9 +27,9 @@ struct AssignLayoutsPass
   using TileAssignLayoutsBase::TileAssignLayoutsBase;
 
   void runOnOperation() override {
-    getOperation()->setAttr("tile.num_warps",
-                            IntegerAttr::get(IntegerType::get(&getContext(), 32),
-                                             numWarps));
+    getOperation()->setAttr(
+        "tile.num_warps",
+        IntegerAttr::get(IntegerType::get(&getContext(), 32), numWarps));
     getOperation().walk([&](func::FuncOp func) {
       if (!func.isExternal())
         assignBlock(func.getBody().front());
@@ -115,10 +115,10 @@ void AssignLayoutsPass::assignConstant(arith::ConstantOp op) {
   if (!type || !dense)
     return;
   auto encoded = withLayout(type, defaultLayout(type.getShape()));
-  op.setValueAttr(dense.isSplat()
-                      ? DenseElementsAttr(dense.resizeSplat(encoded))
-                      : DenseElementsAttr::getFromRawBuffer(
-                            encoded, dense.getRawData()));
+  op.setValueAttr(
+      dense.isSplat()
+          ? DenseElementsAttr(dense.resizeSplat(encoded))
+          : DenseElementsAttr::getFromRawBuffer(encoded, dense.getRawData()));
   op.getResult().setType(encoded);
 }
 
@@ -151,9 +151,8 @@ void AssignLayoutsPass::assignOp(Operation *op) {
     if (slice && slice.getDim() == expand.getAxis())
       return setResultLayout(op, slice.getParent());
     DistributedLayoutAttr parent = defaultLayout(resultShape());
-    convertOperand(op, 0,
-                   SliceEncodingAttr::get(&getContext(), expand.getAxis(),
-                                          parent));
+    convertOperand(
+        op, 0, SliceEncodingAttr::get(&getContext(), expand.getAxis(), parent));
     return setResultLayout(op, parent);
   }
 

@@ -34,11 +34,10 @@ struct SpecializeConstexprsPass
         continue;
       BlockArgument arg = entry.getArgument(i);
       if (value.getType() != arg.getType())
-        return func.emitError() << "constexpr argument #" << i << " has type "
-                                << arg.getType() << " but its value is "
-                                << value;
-      auto constant =
-          arith::ConstantOp::create(builder, arg.getLoc(), value);
+        return func.emitError()
+               << "constexpr argument #" << i << " has type " << arg.getType()
+               << " but its value is " << value;
+      auto constant = arith::ConstantOp::create(builder, arg.getLoc(), value);
       arg.replaceAllUsesWith(constant);
       erased.set(i);
     }

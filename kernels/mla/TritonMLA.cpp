@@ -110,15 +110,15 @@ void checkView(const char *name, const TensorView &view,
 void checkUnitLastStride(const char *name, const TensorView &view) {
   if (!view.shape.empty() && view.shape.back() > 1 && view.strides.back() != 1)
     throw Error(fmt::format(
-        "{}: last dimension must be contiguous (stride 1), got stride {}",
-        name, view.strides.back()));
+        "{}: last dimension must be contiguous (stride 1), got stride {}", name,
+        view.strides.back()));
 }
 
 /// Strides the kernels take as i32.
 int32_t i32Stride(const char *name, int64_t stride) {
   if (stride > INT32_MAX)
-    throw Error(fmt::format("{}: stride {} does not fit in 32 bits", name,
-                            stride));
+    throw Error(
+        fmt::format("{}: stride {} does not fit in 32 bits", name, stride));
   return int32_t(stride);
 }
 } // namespace
@@ -195,18 +195,19 @@ TritonMLAImpl::TritonMLAImpl(
   if (!std::isfinite(scale))
     throw Error(fmt::format("scale: expected a finite number, got {}", scale));
   if (opts.maxBatch < 1)
-    throw Error(fmt::format("options.maxBatch: expected >= 1, got {}",
-                            opts.maxBatch));
+    throw Error(
+        fmt::format("options.maxBatch: expected >= 1, got {}", opts.maxBatch));
   if (opts.maxSplits < 1 || opts.maxSplits > 64)
     throw Error(fmt::format("options.maxSplits: expected 1..64, got {}",
                             opts.maxSplits));
   if (opts.device < -1)
-    throw Error(fmt::format("options.device: expected >= -1, got {}",
-                            opts.device));
+    throw Error(
+        fmt::format("options.device: expected >= -1, got {}", opts.device));
 
-  wsSplits = opts.splitPolicy == SplitPolicy::Fixed4           ? 4
-             : opts.splitPolicy == SplitPolicy::BatchInvariant ? 1
-                                                 : floorPowerOfTwo(opts.maxSplits);
+  wsSplits = opts.splitPolicy == SplitPolicy::Fixed4 ? 4
+             : opts.splitPolicy == SplitPolicy::BatchInvariant
+                 ? 1
+                 : floorPowerOfTwo(opts.maxSplits);
   numSMs = opts.numSMs > 0 ? opts.numSMs : 132;
   if (opts.device < 0)
     return; // validation-only impl: nothing on a device
@@ -235,9 +236,9 @@ int TritonMLAImpl::numSplits(int64_t batch, int64_t maxSeqLen) const {
                                             maxSeqLen, numSMs, opts.maxSplits));
 }
 
-const TritonMLAImpl::Kernels &
-TritonMLAImpl::kernelsFor(int64_t pageSize, int splits, DType dtype,
-                          DType lseDtype) {
+const TritonMLAImpl::Kernels &TritonMLAImpl::kernelsFor(int64_t pageSize,
+                                                        int splits, DType dtype,
+                                                        DType lseDtype) {
   auto key = std::make_tuple(pageSize, splits, dtype, lseDtype);
   if (auto it = kernelCache.find(key); it != kernelCache.end())
     return it->second;
@@ -253,8 +254,11 @@ TritonMLAImpl::kernelsFor(int64_t pageSize, int splits, DType dtype,
       {"BLOCK_N", std::to_string(kTokenBlock)},
       {"KC", std::to_string(std::min<int64_t>(rank, 64))},
       {"T", t}};
-  Kernel::Constexprs stage2 = {
-      {"H", h}, {"R", r}, {"SPLITS", s}, {"T", t}, {"LSE_T", dtypeName(lseDtype)}};
+  Kernel::Constexprs stage2 = {{"H", h},
+                               {"R", r},
+                               {"SPLITS", s},
+                               {"T", t},
+                               {"LSE_T", dtypeName(lseDtype)}};
   // 8 warps: the FMA dot's unrolled code per thread (and its compile time)
   // halves compared with 4.
   KernelOptions wide;
@@ -355,9 +359,10 @@ void TritonMLAImpl::run(const TensorView &qNope, const TensorView &qPe,
                             "got {}",
                             metadata.max_seq_len));
   if (metadata.max_seq_len > bt.shape[1] * pageSize)
-    throw Error(fmt::format("max_seq_len: {} tokens do not fit in block_table's "
-                            "{} pages of {} tokens",
-                            metadata.max_seq_len, bt.shape[1], pageSize));
+    throw Error(
+        fmt::format("max_seq_len: {} tokens do not fit in block_table's "
+                    "{} pages of {} tokens",
+                    metadata.max_seq_len, bt.shape[1], pageSize));
   if (opts.splitPolicy == SplitPolicy::Auto && metadata.max_seq_len < 0)
     throw Error("max_seq_len: required by SplitPolicy::Auto (the batch's "
                 "largest seq_len, known on the host)");
@@ -365,8 +370,7 @@ void TritonMLAImpl::run(const TensorView &qNope, const TensorView &qPe,
   // Outputs.
   checkView("o", o, {B, heads, rank}, {dtype}, device);
   checkUnitLastStride("o", o);
-  const DType lseType =
-      opts.lseDtype == LseDType::F32 ? DType::F32 : dtype;
+  const DType lseType = opts.lseDtype == LseDType::F32 ? DType::F32 : dtype;
   if (lse)
     checkView("lse", *lse, {B, heads}, {lseType}, device);
 
@@ -377,7 +381,8 @@ void TritonMLAImpl::run(const TensorView &qNope, const TensorView &qPe,
           sqpH = paired ? i32Stride("q_pe", qPe.strides[1]) : sqnH;
   int32_t skvTok = i32Stride("kv_cache", kv.strides[1]);
   int32_t sbt = i32Stride("block_table", bt.strides[0]);
-  int32_t soB = i32Stride("o", o.strides[0]), soH = i32Stride("o", o.strides[1]);
+  int32_t soB = i32Stride("o", o.strides[0]),
+          soH = i32Stride("o", o.strides[1]);
   int32_t slB = lse ? i32Stride("lse", lse->strides[0]) : int32_t(heads),
           slH = lse ? i32Stride("lse", lse->strides[1]) : 1;
 

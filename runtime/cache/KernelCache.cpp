@@ -39,9 +39,12 @@ void dumpStages(const CompileRequest &request, const SourceFile &file,
   std::error_code error;
   fs::create_directories(folder, error);
   const std::pair<const char *, EmitStage> stages[] = {
-      {"0-ast.txt", EmitStage::AST},         {"1-tile.mlir", EmitStage::Tile},
-      {"2-tile-gpu.mlir", EmitStage::TileGPU}, {"3-llvm.mlir", EmitStage::LLVMMLIR},
-      {"4-llvm.ll", EmitStage::LLVMIR},      {"5-kernel.ptx", EmitStage::PTX}};
+      {"0-ast.txt", EmitStage::AST},
+      {"1-tile.mlir", EmitStage::Tile},
+      {"2-tile-gpu.mlir", EmitStage::TileGPU},
+      {"3-llvm.mlir", EmitStage::LLVMMLIR},
+      {"4-llvm.ll", EmitStage::LLVMIR},
+      {"5-kernel.ptx", EmitStage::PTX}};
   for (const auto &[fileName, stage] : stages) {
     std::string out, errs;
     emitStage(file, options, stage, out, errs);
@@ -62,8 +65,8 @@ Artifact compile(const CompileRequest &request, const std::string &key) {
   std::string errors;
   std::optional<CompiledKernel> kernel = compileKernel(file, options, errors);
   if (!kernel)
-    throw Error(fmt::format("cannot compile {}:\n{}", request.sourcePath,
-                            errors));
+    throw Error(
+        fmt::format("cannot compile {}:\n{}", request.sourcePath, errors));
   cacheStats().compiles++;
   Artifact artifact;
   artifact.key = key;
@@ -210,17 +213,18 @@ void storeToDisk(const fs::path &root, const Artifact &artifact) {
   llvm::json::Array params;
   for (const std::string &param : artifact.params)
     params.push_back(param);
-  llvm::json::Object meta{
-      {"key", artifact.key},
-      {"build", compilerBuildId()},
-      {"name", artifact.name},
-      {"arch", artifact.arch},
-      {"ptx_version", int64_t(kPTXVersion)},
-      {"num_warps", int64_t(artifact.numWarps)},
-      {"shared_bytes", int64_t(artifact.sharedBytes)},
-      {"params", std::move(params)},
-      {"ptx_sha256", sha256Hex(artifact.ptx)},
-      {"cubin_sha256", artifact.cubin.empty() ? "" : sha256Hex(artifact.cubin)}};
+  llvm::json::Object meta{{"key", artifact.key},
+                          {"build", compilerBuildId()},
+                          {"name", artifact.name},
+                          {"arch", artifact.arch},
+                          {"ptx_version", int64_t(kPTXVersion)},
+                          {"num_warps", int64_t(artifact.numWarps)},
+                          {"shared_bytes", int64_t(artifact.sharedBytes)},
+                          {"params", std::move(params)},
+                          {"ptx_sha256", sha256Hex(artifact.ptx)},
+                          {"cubin_sha256", artifact.cubin.empty()
+                                               ? ""
+                                               : sha256Hex(artifact.cubin)}};
   std::string metaText;
   llvm::raw_string_ostream(metaText)
       << llvm::formatv("{0:2}", llvm::json::Value(std::move(meta)));

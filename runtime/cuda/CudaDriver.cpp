@@ -93,10 +93,9 @@ void check(CUresult result, const char *call, const std::string &what) {
   const char *name = nullptr, *text = nullptr;
   driver().cuGetErrorName(result, &name);
   driver().cuGetErrorString(result, &text);
-  throw Error(fmt::format("{} failed{}{}: {} ({})", call,
-                          what.empty() ? "" : " for ", what,
-                          name ? name : "CUDA_ERROR_UNKNOWN",
-                          text ? text : "no description"));
+  throw Error(fmt::format(
+      "{} failed{}{}: {} ({})", call, what.empty() ? "" : " for ", what,
+      name ? name : "CUDA_ERROR_UNKNOWN", text ? text : "no description"));
 }
 
 CUcontext currentContext() {

@@ -84,9 +84,9 @@ std::optional<std::string> assembleCubin(const std::string &ptx,
   if (status == 0)
     status = api.complete(handle);
   if (status != 0) {
-    std::string message = fmt::format(
-        "nvJitLink rejected the PTX of {} for {} (status {}): {}", kernelName,
-        arch, status, log());
+    std::string message =
+        fmt::format("nvJitLink rejected the PTX of {} for {} (status {}): {}",
+                    kernelName, arch, status, log());
     api.destroy(&handle);
     throw Error(message);
   }

@@ -8,10 +8,10 @@
 
 #include <cstring>
 #include <deque>
-#include <optional>
 #include <fmt/format.h>
 #include <fstream>
 #include <mutex>
+#include <optional>
 #include <sstream>
 
 namespace tilemla {
@@ -66,11 +66,11 @@ LoadedKernel loadInContext(std::shared_ptr<const runtime::Artifact> artifact,
       artifact->cubin.empty() ? artifact->ptx : artifact->cubin;
   TILEMLA_CU(cuModuleLoadData, "kernel " + artifact->name, &loaded.module,
              image.c_str());
-  TILEMLA_CU(cuModuleGetFunction, "kernel " + artifact->name,
-             &loaded.function, loaded.module, artifact->name.c_str());
+  TILEMLA_CU(cuModuleGetFunction, "kernel " + artifact->name, &loaded.function,
+             loaded.module, artifact->name.c_str());
   if (artifact->sharedBytes > 48 * 1024)
-    TILEMLA_CU(cuFuncSetAttribute, "kernel " + artifact->name,
-               loaded.function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+    TILEMLA_CU(cuFuncSetAttribute, "kernel " + artifact->name, loaded.function,
+               CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                int(artifact->sharedBytes));
   for (const std::string &param : artifact->params)
     loaded.expected.push_back(kindOfParam(param));
@@ -178,8 +178,9 @@ Kernel Kernel::fromSource(const std::string &path, const std::string &text,
                           const KernelOptions &options) {
   if (options.numWarps == 0 || options.numWarps > 32 ||
       (options.numWarps & (options.numWarps - 1)))
-    throw Error(fmt::format("numWarps must be a power of two in [1, 32], got {}",
-                            options.numWarps));
+    throw Error(
+        fmt::format("numWarps must be a power of two in [1, 32], got {}",
+                    options.numWarps));
   auto impl = std::make_shared<Impl>();
   impl->request.sourcePath = path;
   impl->request.sourceText = text;
@@ -294,8 +295,8 @@ void Kernel::launch(Dim3 grid, const std::vector<KernelArg> &args,
 KernelInfo Kernel::info() const {
   const LoadedKernel &loaded = impl->latestOrDefault(currentContext());
   const runtime::Artifact &artifact = *loaded.artifact;
-  return {artifact.name,        artifact.arch,     artifact.key,
-          artifact.numWarps,    artifact.sharedBytes, artifact.params,
+  return {artifact.name,          artifact.arch,        artifact.key,
+          artifact.numWarps,      artifact.sharedBytes, artifact.params,
           !artifact.cubin.empty()};
 }
 } // namespace tilemla

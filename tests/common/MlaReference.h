@@ -71,8 +71,8 @@ struct MlaProblem {
   /// Element d (< R + P) of token t of request b.
   double kvAt(int b, int t, int d) const {
     int page = blockTable[size_t(b) * btStride + t / c.page];
-    return kv.values[size_t(page * kvPageStride + (t % c.page) * kvTokStride +
-                            d)];
+    return kv
+        .values[size_t(page * kvPageStride + (t % c.page) * kvTokStride + d)];
   }
 };
 
@@ -89,8 +89,8 @@ inline MlaProblem makeMlaProblem(const MlaCase &c, std::mt19937_64 &rng) {
   p.btStride = p.maxPages + 3; // padded rows
   p.numPages = usedPages + 3;  // spare pages, one of them all NaN
   p.poisonPage = p.numPages - 1;
-  p.kvTokStride = D + 8;                         // padded rows
-  p.kvPageStride = c.page * p.kvTokStride + 16;  // padded pages
+  p.kvTokStride = D + 8;                        // padded rows
+  p.kvPageStride = c.page * p.kvTokStride + 16; // padded pages
   p.kv = HostTensor(c.type, size_t(p.numPages) * p.kvPageStride);
   fillUniform(p.kv, rng, -1, 1);
   for (int64_t i = 0; i < p.kvPageStride; ++i)
@@ -159,7 +159,8 @@ inline MlaReference mlaReference(const MlaProblem &p) {
     ref.lse[size_t(b) * c.H + h] = peak + std::log(total);
   };
   int work = B * c.H;
-  int threads = std::max(1u, std::min(64u, std::thread::hardware_concurrency()));
+  int threads =
+      std::max(1u, std::min(64u, std::thread::hardware_concurrency()));
   threads = std::min(threads, std::max(1, work));
   std::vector<std::thread> pool;
   for (int w = 0; w < threads; ++w)

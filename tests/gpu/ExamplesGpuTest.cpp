@@ -60,7 +60,8 @@ TEST_P(VectorAddTest, MatchesReference) {
     HostTensor x(type, n), y(type, n), out(type, n);
     fillUniform(x, rng, -10, 10);
     fillUniform(y, rng, -10, 10);
-    DeviceBuffer dx = upload(x), dy = upload(y), dout = poisoned(out.bytes.size());
+    DeviceBuffer dx = upload(x), dy = upload(y),
+                 dout = poisoned(out.bytes.size());
     kernel.launch({unsigned((n + 1023) / 1024), 1, 1},
                   {KernelArg::pointer(dx.data()), KernelArg::pointer(dy.data()),
                    KernelArg::pointer(dout.data()), KernelArg::i32(n)});
@@ -74,7 +75,8 @@ TEST_P(VectorAddTest, MatchesReference) {
 }
 
 INSTANTIATE_TEST_SUITE_P(DTypes, VectorAddTest,
-                         ::testing::Values(DType::F32, DType::F16, DType::BF16));
+                         ::testing::Values(DType::F32, DType::F16,
+                                           DType::BF16));
 
 class SoftmaxTest : public GpuTest,
                     public ::testing::WithParamInterface<DType> {};
@@ -88,9 +90,9 @@ TEST_P(SoftmaxTest, MatchesReference) {
     HostTensor x(type, rows * stride), out(type, rows * stride);
     fillUniform(x, rng, -8, 8);
     DeviceBuffer dx = upload(x), dout = poisoned(out.bytes.size());
-    kernel.launch({rows, 1, 1},
-                  {KernelArg::pointer(dx.data()), KernelArg::pointer(dout.data()),
-                   KernelArg::i32(stride), KernelArg::i32(cols)});
+    kernel.launch({rows, 1, 1}, {KernelArg::pointer(dx.data()),
+                                 KernelArg::pointer(dout.data()),
+                                 KernelArg::i32(stride), KernelArg::i32(cols)});
     download(dout, out);
     std::vector<double> got, want;
     for (int r = 0; r < rows; ++r) {
@@ -114,7 +116,8 @@ TEST_P(SoftmaxTest, MatchesReference) {
 }
 
 INSTANTIATE_TEST_SUITE_P(DTypes, SoftmaxTest,
-                         ::testing::Values(DType::F32, DType::F16, DType::BF16));
+                         ::testing::Values(DType::F32, DType::F16,
+                                           DType::BF16));
 
 class MatmulTest : public GpuTest,
                    public ::testing::WithParamInterface<DType> {};
@@ -136,9 +139,9 @@ TEST_P(MatmulTest, MatchesReference) {
     kernel.launch({grid, 1, 1},
                   {KernelArg::pointer(da.data()), KernelArg::pointer(db.data()),
                    KernelArg::pointer(dc.data()), KernelArg::i32(s.m),
-                   KernelArg::i32(s.n), KernelArg::i32(s.k), KernelArg::i32(s.k),
-                   KernelArg::i32(1), KernelArg::i32(s.n), KernelArg::i32(1),
-                   KernelArg::i32(s.n), KernelArg::i32(1)});
+                   KernelArg::i32(s.n), KernelArg::i32(s.k),
+                   KernelArg::i32(s.k), KernelArg::i32(1), KernelArg::i32(s.n),
+                   KernelArg::i32(1), KernelArg::i32(s.n), KernelArg::i32(1)});
     download(dc, c);
     // Inputs are exact in every dtype; only the f32 accumulation rounds, by
     // at most K * 2^-24 of sum |a * b| (the classic bound), checked at 1e-5.
@@ -155,17 +158,18 @@ TEST_P(MatmulTest, MatchesReference) {
                        std::max(magnitude, 1e-30);
         worst = std::isnan(error) ? INFINITY : std::max(worst, error);
       }
-    EXPECT_LE(worst, 1e-5)
-        << s.m << "x" << s.n << "x" << s.k << " dtype=" << dtypeName(type)
-        << " seed=" << seed;
+    EXPECT_LE(worst, 1e-5) << s.m << "x" << s.n << "x" << s.k
+                           << " dtype=" << dtypeName(type) << " seed=" << seed;
   }
 }
 
 INSTANTIATE_TEST_SUITE_P(DTypes, MatmulTest,
-                         ::testing::Values(DType::F32, DType::F16, DType::BF16));
+                         ::testing::Values(DType::F32, DType::F16,
+                                           DType::BF16));
 
 TEST_F(GpuTest, ArgumentsAreCheckedAgainstTheSignature) {
-  Kernel kernel = Kernel::fromEmbedded("examples/vector_add", {{"BLOCK", "256"}});
+  Kernel kernel =
+      Kernel::fromEmbedded("examples/vector_add", {{"BLOCK", "256"}});
   DeviceBuffer buffer(1024);
   auto ptr = KernelArg::pointer(buffer.data());
   EXPECT_THROW(kernel.launch({1, 1, 1}, {ptr, ptr, ptr}), Error);

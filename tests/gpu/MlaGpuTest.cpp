@@ -3,11 +3,11 @@
 // The MLA decode backend at full size (R = 512, P = 64) through its public
 // API on device buffers, against the multithreaded fp64 CPU reference of
 // tests/common/MlaReference.h (sequences over 8192 tokens: an nvrtc-compiled
-// fp32 reference kernel, NvrtcMlaReference.h) (fresh random data, seed printed; padded and
-// shuffled caches; outputs poisoned with NaN before each run). Families:
-// dtypes x page sizes, head counts, lengths (0, 1, 3 < splits, 4096, 70000)
-// under every split policy, q as a pair, lse in q's dtype. The worst errors
-// of each family are printed ("[ mla ] ...").
+// fp32 reference kernel, NvrtcMlaReference.h) (fresh random data, seed printed;
+// padded and shuffled caches; outputs poisoned with NaN before each run).
+// Families: dtypes x page sizes, head counts, lengths (0, 1, 3 < splits, 4096,
+// 70000) under every split policy, q as a pair, lse in q's dtype. The worst
+// errors of each family are printed ("[ mla ] ...").
 //
 // Skipped without a GPU; with TILEMLA_INTERPRET=1 it runs in the interpreter
 // on the CPU, with the long cases (> 1000 tokens, 128 heads) left out.
@@ -33,7 +33,7 @@ namespace mla = tilemla::mla;
 
 namespace {
 mla::DType toMla(DType t) {
-  return t == DType::F16 ? mla::DType::F16
+  return t == DType::F16    ? mla::DType::F16
          : t == DType::BF16 ? mla::DType::BF16
                             : mla::DType::F32;
 }
@@ -81,8 +81,8 @@ protected:
     options.device = 0;
     mla::MLAArgs args{R, P, 128, 128};
     mla::TritonMLAImpl impl(H, R + P, c.scale, 1, std::nullopt, std::nullopt,
-                            "auto", std::nullopt, "decoder", std::nullopt,
-                            args, options);
+                            "auto", std::nullopt, "decoder", std::nullopt, args,
+                            options);
 
     DeviceBuffer dqn = upload(p.qn.bytes.data(), p.qn.bytes.size());
     DeviceBuffer dqp = upload(p.qp.bytes.data(), p.qp.bytes.size());
@@ -97,12 +97,14 @@ protected:
     dlse.fill(0xff);
 
     mla::DType t = toMla(c.type);
-    mla::TensorView kv{dkv.data(), t,
+    mla::TensorView kv{dkv.data(),
+                       t,
                        {p.numPages, c.page, R + P},
-                       {p.kvPageStride, p.kvTokStride, 1}, 0};
+                       {p.kvPageStride, p.kvTokStride, 1},
+                       0};
     mla::DecodeMetadata md;
-    md.block_table = {dbt.data(), mla::DType::I32, {B, p.maxPages},
-                      {p.btStride, 1}, 0};
+    md.block_table = {
+        dbt.data(), mla::DType::I32, {B, p.maxPages}, {p.btStride, 1}, 0};
     md.seq_lens = mla::contiguousView(dlens.data(), mla::DType::I32, {B});
     md.max_seq_len = 0;
     for (int L : c.lens)
@@ -111,11 +113,14 @@ protected:
     mla::TensorView lv =
         mla::contiguousView(dlse.data(), toMla(lseHost), {B, H});
     if (c.pair) {
-      mla::TensorView qn{dqn.data(), t, {B, H, R}, {p.qnStrideB, p.qnStrideH, 1}, 0};
-      mla::TensorView qp{dqp.data(), t, {B, H, P}, {p.qpStrideB, p.qpStrideH, 1}, 0};
+      mla::TensorView qn{
+          dqn.data(), t, {B, H, R}, {p.qnStrideB, p.qnStrideH, 1}, 0};
+      mla::TensorView qp{
+          dqp.data(), t, {B, H, P}, {p.qpStrideB, p.qpStrideH, 1}, 0};
       impl.forward_decode(qn, qp, kv, md, ov, lv);
     } else {
-      mla::TensorView q{dqn.data(), t, {B, H, R + P}, {p.qnStrideB, p.qnStrideH, 1}, 0};
+      mla::TensorView q{
+          dqn.data(), t, {B, H, R + P}, {p.qnStrideB, p.qnStrideH, 1}, 0};
       impl.forward_decode(q, kv, md, ov, lv);
     }
     synchronize();
@@ -139,9 +144,8 @@ protected:
       if (skipWhenInterpreting(r.c))
         continue;
       static const char *policies[] = {"Fixed4", "BatchInvariant", "Auto"};
-      std::string what = r.c.describe() + " policy=" +
-                         policies[int(r.policy)] + " seed=" +
-                         std::to_string(seed);
+      std::string what = r.c.describe() + " policy=" + policies[int(r.policy)] +
+                         " seed=" + std::to_string(seed);
       SCOPED_TRACE(what);
       MlaErrors e = run(r.c, r.policy, r.lse);
       bool lowLse = r.lse == mla::LseDType::Query;
@@ -152,9 +156,9 @@ protected:
       worstO = std::max(worstO, e.o);
       worstLse = std::max(worstLse, e.lse);
     }
-    double secs = std::chrono::duration<double>(
-                      std::chrono::steady_clock::now() - start)
-                      .count();
+    double secs =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
     std::printf("[ mla ] %-34s worst o rel err %.3e  lse abs err %.3e  "
                 "(%.1f s; worst o at %s)\n",
                 name, worstO, worstLse, secs, where.c_str());
@@ -177,16 +181,16 @@ TEST_F(MlaGpuTest, DtypesAndPageSizes) {
   std::vector<Run> runs;
   for (DType t : {DType::F16, DType::BF16})
     for (int page : {1, 16, 64, 33})
-      runs.push_back({mk(16, page, {1, 3, 0, 200, 777}, t, page == 33),
-                      SP::Fixed4});
+      runs.push_back(
+          {mk(16, page, {1, 3, 0, 200, 777}, t, page == 33), SP::Fixed4});
   family("dtypes f16/bf16 x pages 1/16/64/33", runs);
 }
 
 TEST_F(MlaGpuTest, HeadCounts) {
   std::vector<Run> runs;
   for (int H : {1, 16, 20, 128})
-    runs.push_back({mk(H, 64, {4096, 3, 0, 1, 500}, DType::BF16, H == 20),
-                    SP::Fixed4});
+    runs.push_back(
+        {mk(H, 64, {4096, 3, 0, 1, 500}, DType::BF16, H == 20), SP::Fixed4});
   runs.push_back({mk(20, 33, {300, 2}, DType::F16), SP::Auto});
   family("heads 1/16/20/128", runs);
 }
@@ -196,8 +200,8 @@ TEST_F(MlaGpuTest, LengthsAndSplitPolicies) {
   for (SP policy : {SP::Fixed4, SP::BatchInvariant, SP::Auto}) {
     runs.push_back({mk(16, 64, {0}), policy});
     runs.push_back({mk(16, 64, {1, 3, 0, 2}), policy});
-    runs.push_back({mk(16, 64, {4096, 4096, 1, 4095}, DType::BF16, true),
-                    policy});
+    runs.push_back(
+        {mk(16, 64, {4096, 4096, 1, 4095}, DType::BF16, true), policy});
     runs.push_back({mk(16, 64, {70000, 3, 4096}, DType::F16), policy});
     runs.push_back({mk(16, 33, {70000}, DType::BF16, true), policy});
     runs.push_back({mk(16, 16, {100, 257, 0, 3}), policy}); // interpreter-sized
@@ -217,10 +221,10 @@ TEST_F(MlaGpuTest, RaggedShuffledBatch) {
 }
 
 TEST_F(MlaGpuTest, LseInQueryDtype) {
-  family("lse in q's dtype",
-         {{mk(16, 64, {4096, 0, 5}), SP::Fixed4, mla::LseDType::Query},
-          {mk(16, 16, {300, 0, 5}, DType::F16), SP::Auto,
-           mla::LseDType::Query}});
+  family(
+      "lse in q's dtype",
+      {{mk(16, 64, {4096, 0, 5}), SP::Fixed4, mla::LseDType::Query},
+       {mk(16, 16, {300, 0, 5}, DType::F16), SP::Auto, mla::LseDType::Query}});
 }
 
 TEST_F(MlaGpuTest, PeakySoftmax) {
@@ -236,8 +240,7 @@ namespace {
 // The long-sequence reference must itself agree with the fp64 one.
 TEST(MlaReferenceTest, NvrtcReferenceAgreesWithFp64) {
   if (!nvrtcReferenceAvailable())
-    GTEST_SKIP() << "needs a GPU and nvrtc: "
-                 << detail::referenceProblem();
+    GTEST_SKIP() << "needs a GPU and nvrtc: " << detail::referenceProblem();
   std::mt19937_64 rng(freshSeed());
   MlaCase c;
   c.H = 16, c.page = 33, c.lens = {4096, 0, 17, 1};

@@ -7,6 +7,7 @@
 // is reached through libcuda.so.1 directly (dlopen), as a framework would.
 //
 //===----------------------------------------------------------------------===//
+#include "../common/DynamicLibrary.h"
 #include "../common/MlaReference.h"
 #include "tilemla/Runtime.h"
 #include "tilemla/mla/TritonMLA.h"
@@ -38,9 +39,7 @@ struct GraphApi {
       if (!lib)
         return false;
       auto bind = [&](const char *name, auto &slot) {
-        slot = reinterpret_cast<std::remove_reference_t<decltype(slot)>>(
-            dlsym(lib, name));
-        return slot != nullptr;
+        return bindSymbol(lib, name, slot);
       };
       return bind("cuStreamCreate", api.streamCreate) &&
              bind("cuStreamDestroy_v2", api.streamDestroy) &&
@@ -93,17 +92,25 @@ TEST(MlaGraphTest, CapturedDecodeReplaysWithNewInputs) {
     dout.fill(0xff);
     dlse.fill(0xff);
   };
-  mla::TensorView q{dq.data(), mla::DType::BF16, {B, H, R + P},
-                    {p.qnStrideB, p.qnStrideH, 1}, 0};
-  mla::TensorView kv{dkv.data(), mla::DType::BF16, {p.numPages, c.page, R + P},
-                     {p.kvPageStride, p.kvTokStride, 1}, 0};
+  mla::TensorView q{dq.data(),
+                    mla::DType::BF16,
+                    {B, H, R + P},
+                    {p.qnStrideB, p.qnStrideH, 1},
+                    0};
+  mla::TensorView kv{dkv.data(),
+                     mla::DType::BF16,
+                     {p.numPages, c.page, R + P},
+                     {p.kvPageStride, p.kvTokStride, 1},
+                     0};
   mla::DecodeMetadata md;
-  md.block_table = {dbt.data(), mla::DType::I32, {B, p.maxPages},
-                    {p.btStride, 1}, 0};
+  md.block_table = {
+      dbt.data(), mla::DType::I32, {B, p.maxPages}, {p.btStride, 1}, 0};
   md.seq_lens = mla::contiguousView(dlens.data(), mla::DType::I32, {B});
   md.max_seq_len = 4096;
-  mla::TensorView o = mla::contiguousView(dout.data(), mla::DType::BF16, {B, H, R});
-  mla::TensorView lse = mla::contiguousView(dlse.data(), mla::DType::F32, {B, H});
+  mla::TensorView o =
+      mla::contiguousView(dout.data(), mla::DType::BF16, {B, H, R});
+  mla::TensorView lse =
+      mla::contiguousView(dlse.data(), mla::DType::F32, {B, H});
 
   void *stream = nullptr;
   ASSERT_EQ(api->streamCreate(&stream, kStreamNonBlocking), 0);
@@ -124,12 +131,14 @@ TEST(MlaGraphTest, CapturedDecodeReplaysWithNewInputs) {
     uploadInputs(fresh);
     ASSERT_EQ(api->launch(exec, stream), 0);
     ASSERT_EQ(api->streamSynchronize(stream), 0);
-    HostTensor got(DType::BF16, size_t(B) * H * R), gotLse(DType::F32, size_t(B) * H);
+    HostTensor got(DType::BF16, size_t(B) * H * R),
+        gotLse(DType::F32, size_t(B) * H);
     dout.download(got.bytes.data(), got.bytes.size());
     dlse.download(gotLse.bytes.data(), gotLse.bytes.size());
     got.decode();
     gotLse.decode();
-    MlaErrors e = mlaErrors(fresh, mlaReference(fresh), got.values, gotLse.values);
+    MlaErrors e =
+        mlaErrors(fresh, mlaReference(fresh), got.values, gotLse.values);
     EXPECT_LE(e.o, 1e-2) << "replay " << replay << " at " << e.where;
     EXPECT_LE(e.lse, 1e-3) << "replay " << replay;
     std::printf("[ mla ] graph replay %d: o rel err %.3e  lse abs err %.3e\n",

@@ -10,6 +10,7 @@
 #ifndef TILEMLA_TESTS_NVRTCMLAREFERENCE_H
 #define TILEMLA_TESTS_NVRTCMLAREFERENCE_H
 
+#include "../common/DynamicLibrary.h"
 #include "../common/MlaReference.h"
 #include "tilemla/Runtime.h"
 
@@ -86,8 +87,8 @@ struct ReferenceApi {
   // driver
   int (*moduleLoadData)(void **, const void *);
   int (*moduleGetFunction)(void **, void *, const char *);
-  int (*launchKernel)(void *, unsigned, unsigned, unsigned, unsigned,
-                      unsigned, unsigned, unsigned, void *, void **, void **);
+  int (*launchKernel)(void *, unsigned, unsigned, unsigned, unsigned, unsigned,
+                      unsigned, unsigned, void *, void **, void **);
   void *function = nullptr;
 };
 
@@ -111,9 +112,7 @@ inline const ReferenceApi *referenceApi() {
       return false;
     }
     auto bind = [](void *lib, const char *name, auto &slot) {
-      slot = reinterpret_cast<std::remove_reference_t<decltype(slot)>>(
-          dlsym(lib, name));
-      return slot != nullptr;
+      return bindSymbol(lib, name, slot);
     };
     if (!bind(nvrtc, "nvrtcCreateProgram", api.createProgram) ||
         !bind(nvrtc, "nvrtcCompileProgram", api.compileProgram) ||
@@ -146,8 +145,8 @@ inline const ReferenceApi *referenceApi() {
     if (!loaded)
       loaded = api.moduleGetFunction(&api.function, module, "mla_reference");
     if (loaded)
-      problem = "loading the reference failed: CUresult " +
-                std::to_string(loaded);
+      problem =
+          "loading the reference failed: CUresult " + std::to_string(loaded);
     return loaded == 0;
   }();
   return ready ? &api : nullptr;
@@ -167,7 +166,8 @@ inline MlaReference nvrtcMlaReference(const MlaProblem &p) {
     throw std::runtime_error("nvrtc reference unavailable");
   const MlaCase &c = p.c;
   const int B = c.B(), H = c.H, R = c.R, P = c.P, D = R + P;
-  std::vector<float> q(size_t(std::max(1, B)) * H * D), kv(size_t(p.numPages) * c.page * D);
+  std::vector<float> q(size_t(std::max(1, B)) * H * D),
+      kv(size_t(p.numPages) * c.page * D);
   for (int b = 0; b < B; ++b)
     for (int h = 0; h < H; ++h) {
       for (int d = 0; d < R; ++d)
@@ -200,15 +200,15 @@ inline MlaReference nvrtcMlaReference(const MlaProblem &p) {
        *plse = lse.data();
   int h = H, r = R, pp = P, page = c.page, btStride = p.btStride;
   float scale = float(c.scale);
-  void *args[] = {&pq, &pkv, &pbt, &plens, &pscores, &po, &plse, &h,
-                  &r,  &pp,  &page, &btStride, &maxLen, &scale};
+  void *args[] = {&pq, &pkv, &pbt, &plens, &pscores,  &po,     &plse,
+                  &h,  &r,   &pp,  &page,  &btStride, &maxLen, &scale};
   MlaReference ref;
   ref.o.assign(size_t(B) * H * R, 0.0);
   ref.lse.assign(size_t(B) * H, -INFINITY);
   if (B == 0)
     return ref;
-  if (api->launchKernel(api->function, B * H, 1, 1, 256, 1, 1, 0, nullptr,
-                        args, nullptr))
+  if (api->launchKernel(api->function, B * H, 1, 1, 256, 1, 1, 0, nullptr, args,
+                        nullptr))
     throw std::runtime_error("mla_reference launch failed");
   synchronize();
   std::vector<float> oHost(ref.o.size()), lseHost(ref.lse.size());

@@ -39,10 +39,9 @@ struct Ctor {
     return o;
   }();
   std::unique_ptr<TritonMLAImpl> make() const {
-    return std::make_unique<TritonMLAImpl>(heads, headSize, scale, kvHeads,
-                                           alibi, window, kvDtype, softCap,
-                                           attnType, std::nullopt, mla,
-                                           options);
+    return std::make_unique<TritonMLAImpl>(
+        heads, headSize, scale, kvHeads, alibi, window, kvDtype, softCap,
+        attnType, std::nullopt, mla, options);
   }
 };
 
@@ -237,17 +236,15 @@ TEST(MlaValidation, EveryArgumentIsChecked) {
     return errorOf([&] { impl->forward_decode(k.q, k.kv, k.md, k.o, k.lse); });
   };
   auto runPair = [&](const Call &k) {
-    return errorOf([&] {
-      impl->forward_decode(k.qNope, k.qPe, k.kv, k.md, k.o, k.lse);
-    });
+    return errorOf(
+        [&] { impl->forward_decode(k.qNope, k.qPe, k.kv, k.md, k.o, k.lse); });
   };
   Call k;
   // q.
   k = Call(), k.q.shape = {8, 16, 512};
   EXPECT_EQ(run(k), "q: expected shape [8, 16, 576], got [8, 16, 512]");
   k = Call(), k.q.shape = {8, 576};
-  EXPECT_EQ(run(k),
-            "q: expected rank 3 [B, 16, 576], got shape [8, 576]");
+  EXPECT_EQ(run(k), "q: expected rank 3 [B, 16, 576], got shape [8, 576]");
   k = Call(), k.q.shape = {8, 20, 576};
   EXPECT_EQ(run(k), "q: expected shape [8, 16, 576], got [8, 20, 576]");
   k = Call(), k.q.dtype = DType::F32;
@@ -285,7 +282,8 @@ TEST(MlaValidation, EveryArgumentIsChecked) {
   EXPECT_EQ(run(k), "kv_cache: last dimension must be contiguous (stride 1), "
                     "got stride 2");
   k = Call(), k.kv.shape = {10, 16, 512};
-  EXPECT_EQ(run(k), "kv_cache: expected shape [10, 16, 576], got [10, 16, 512]");
+  EXPECT_EQ(run(k),
+            "kv_cache: expected shape [10, 16, 576], got [10, 16, 512]");
   k = Call(), k.kv = contiguousView(k.dummy, DType::BF16, {10, 16, 2, 576}, -1);
   EXPECT_EQ(run(k),
             "kv_cache: expected shape [10, 16, 1, 576], got [10, 16, 2, 576]");
@@ -339,25 +337,22 @@ TEST(MlaValidation, EveryArgumentIsChecked) {
   c.options.lseDtype = LseDType::Query;
   auto queryLse = c.make();
   k = Call(), k.lse.dtype = DType::BF16;
-  EXPECT_EQ(errorOf([&] {
-              queryLse->forward_decode(k.q, k.kv, k.md, k.o, k.lse);
-            }),
-            kValid);
+  EXPECT_EQ(
+      errorOf([&] { queryLse->forward_decode(k.q, k.kv, k.md, k.o, k.lse); }),
+      kValid);
   k.lse.dtype = DType::F32;
-  EXPECT_EQ(errorOf([&] {
-              queryLse->forward_decode(k.q, k.kv, k.md, k.o, k.lse);
-            }),
-            "lse: expected dtype bf16, got f32");
+  EXPECT_EQ(
+      errorOf([&] { queryLse->forward_decode(k.q, k.kv, k.md, k.o, k.lse); }),
+      "lse: expected dtype bf16, got f32");
 
   // Auto needs the host-side max_seq_len.
   c = Ctor();
   c.options.splitPolicy = SplitPolicy::Auto;
   auto autoSplits = c.make();
   k = Call(), k.md.max_seq_len = -1;
-  EXPECT_EQ(errorOf([&] {
-              autoSplits->forward_decode(k.q, k.kv, k.md, k.o, k.lse);
-            }),
-            "max_seq_len: required by SplitPolicy::Auto (the batch's largest "
-            "seq_len, known on the host)");
+  EXPECT_EQ(
+      errorOf([&] { autoSplits->forward_decode(k.q, k.kv, k.md, k.o, k.lse); }),
+      "max_seq_len: required by SplitPolicy::Auto (the batch's largest "
+      "seq_len, known on the host)");
 }
 } // namespace

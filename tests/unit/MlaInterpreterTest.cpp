@@ -48,8 +48,8 @@ interp::Kernel compile(const std::string &name,
   CompileOptions options;
   options.defines = std::move(defines);
   options.numWarps = 8;
-  return interp::Kernel(
-      SourceFile("kernels/mla/" + name, readKernel(name)), options);
+  return interp::Kernel(SourceFile("kernels/mla/" + name, readKernel(name)),
+                        options);
 }
 
 struct Worst {
@@ -63,18 +63,22 @@ MlaErrors runCase(const MlaCase &c, int splits, std::mt19937_64 &rng,
   MlaReference ref = mlaReference(p);
   const int B = c.B(), headBlocks = (c.H + 15) / 16;
   std::string t = dtypeName(c.type), s = std::to_string(splits);
-  interp::Kernel stage1 = compile(
-      "mla_decode_stage1.tile",
-      {{"H", std::to_string(c.H)}, {"R", std::to_string(c.R)},
-       {"P", std::to_string(c.P)}, {"PAGE", std::to_string(c.page)},
-       {"SPLITS", s}, {"BLOCK_H", "16"}, {"BLOCK_N", "16"},
-       {"KC", std::to_string(std::min(c.R, 64))}, {"T", t}});
-  interp::Kernel stage2 = compile("mla_decode_stage2.tile",
+  interp::Kernel stage1 = compile("mla_decode_stage1.tile",
                                   {{"H", std::to_string(c.H)},
                                    {"R", std::to_string(c.R)},
+                                   {"P", std::to_string(c.P)},
+                                   {"PAGE", std::to_string(c.page)},
                                    {"SPLITS", s},
-                                   {"T", t},
-                                   {"LSE_T", dtypeName(lseType)}});
+                                   {"BLOCK_H", "16"},
+                                   {"BLOCK_N", "16"},
+                                   {"KC", std::to_string(std::min(c.R, 64))},
+                                   {"T", t}});
+  interp::Kernel stage2 =
+      compile("mla_decode_stage2.tile", {{"H", std::to_string(c.H)},
+                                         {"R", std::to_string(c.R)},
+                                         {"SPLITS", s},
+                                         {"T", t},
+                                         {"LSE_T", dtypeName(lseType)}});
 
   std::vector<float> ws(size_t(B) * c.H * splits * (c.R + 1), NAN);
   HostTensor o(c.type, size_t(B) * c.H * c.R), lse(lseType, size_t(B) * c.H);
@@ -88,17 +92,15 @@ MlaErrors runCase(const MlaCase &c, int splits, std::mt19937_64 &rng,
     return interp::Arg::pointer(h.bytes.data() + off, h.bytes.size() - off);
   };
   HostTensor &qpBuf = c.pair ? p.qp : p.qn;
-  stage1.launch({unsigned(B), unsigned(headBlocks), unsigned(splits)},
-                {ptr(p.qn, 0), ptr(qpBuf, size_t(p.qpOffset)), ptr(p.kv, 0),
-                 interp::Arg::pointer(bt), interp::Arg::pointer(lens),
-                 interp::Arg::pointer(ws), interp::Arg::i32(int(p.qnStrideB)),
-                 interp::Arg::i32(int(p.qnStrideH)),
-                 interp::Arg::i32(int(p.qpStrideB)),
-                 interp::Arg::i32(int(p.qpStrideH)),
-                 interp::Arg::i64(p.kvPageStride),
-                 interp::Arg::i32(int(p.kvTokStride)),
-                 interp::Arg::i32(p.btStride),
-                 interp::Arg::f32(float(c.scale))});
+  stage1.launch(
+      {unsigned(B), unsigned(headBlocks), unsigned(splits)},
+      {ptr(p.qn, 0), ptr(qpBuf, size_t(p.qpOffset)), ptr(p.kv, 0),
+       interp::Arg::pointer(bt), interp::Arg::pointer(lens),
+       interp::Arg::pointer(ws), interp::Arg::i32(int(p.qnStrideB)),
+       interp::Arg::i32(int(p.qnStrideH)), interp::Arg::i32(int(p.qpStrideB)),
+       interp::Arg::i32(int(p.qpStrideH)), interp::Arg::i64(p.kvPageStride),
+       interp::Arg::i32(int(p.kvTokStride)), interp::Arg::i32(p.btStride),
+       interp::Arg::f32(float(c.scale))});
   stage2.launch({unsigned(B), unsigned(c.H), 1},
                 {interp::Arg::pointer(ws), interp::Arg::pointer(lens),
                  ptr(o, 0), ptr(lse, 0), interp::Arg::i32(c.H * c.R),
@@ -147,17 +149,17 @@ void runFamilies(const std::vector<Family> &families) {
         worst.o = std::max(worst.o, e.o);
         worst.lse = std::max(worst.lse, e.lse);
       }
-    double secs = std::chrono::duration<double>(
-                      std::chrono::steady_clock::now() - start)
-                      .count();
+    double secs =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
     std::printf("[ mla ] %-28s worst o rel err %.3e  lse abs err %.3e  "
                 "(%.1f s)\n",
                 f.name, worst.o, worst.lse, secs);
   }
 }
 
-MlaCase small(int H, int page, std::vector<int32_t> lens,
-              DType t = DType::BF16, bool pair = false) {
+MlaCase small(int H, int page, std::vector<int32_t> lens, DType t = DType::BF16,
+              bool pair = false) {
   MlaCase c;
   c.H = H, c.R = 64, c.P = 16, c.page = page, c.lens = std::move(lens);
   c.type = t, c.pair = pair;
@@ -172,10 +174,10 @@ TEST(MlaInterpreter, PageSizes) {
 }
 
 TEST(MlaInterpreter, HeadCounts) {
-  runFamilies({{"heads 1/16/20",
-                {small(1, 16, {50, 3}), small(16, 16, {40}),
-                 small(20, 7, {61, 2})},
-                {1, 4}}});
+  runFamilies(
+      {{"heads 1/16/20",
+        {small(1, 16, {50, 3}), small(16, 16, {40}), small(20, 7, {61, 2})},
+        {1, 4}}});
 }
 
 TEST(MlaInterpreter, ShortAndEmptyLengths) {

@@ -1,6 +1,6 @@
 //===- RuntimeTest.cpp - runtime behaviour that needs no GPU --------------===//
-#include "../../runtime/cache/KernelCache.h"
 #include "tilemla/Runtime.h"
+#include "../../runtime/cache/KernelCache.h"
 
 #include <gtest/gtest.h>
 

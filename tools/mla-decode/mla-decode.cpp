@@ -44,9 +44,8 @@ std::string findPtxas() {
     size_t start = 0;
     while (start <= all.size()) {
       size_t end = all.find(':', start);
-      std::string dir = all.substr(start, end == std::string::npos
-                                              ? std::string::npos
-                                              : end - start);
+      std::string dir = all.substr(
+          start, end == std::string::npos ? std::string::npos : end - start);
       std::string candidate = dir + "/ptxas";
       if (!dir.empty() && access(candidate.c_str(), X_OK) == 0)
         return candidate;
@@ -106,13 +105,24 @@ int ptxStats(int splits) {
   };
   std::string s = std::to_string(splits);
   Stage stages[] = {
-      {"mla_decode_stage1", kMlaStage1Source,
-       {{"H", "16"}, {"R", "512"}, {"P", "64"}, {"PAGE", "64"}, {"SPLITS", s},
-        {"BLOCK_H", "16"}, {"BLOCK_N", std::to_string(mla::TritonMLAImpl::kTokenBlock)},
-        {"KC", "64"}, {"T", "bf16"}},
+      {"mla_decode_stage1",
+       kMlaStage1Source,
+       {{"H", "16"},
+        {"R", "512"},
+        {"P", "64"},
+        {"PAGE", "64"},
+        {"SPLITS", s},
+        {"BLOCK_H", "16"},
+        {"BLOCK_N", std::to_string(mla::TritonMLAImpl::kTokenBlock)},
+        {"KC", "64"},
+        {"T", "bf16"}},
        8},
-      {"mla_decode_stage2", kMlaStage2Source,
-       {{"H", "16"}, {"R", "512"}, {"SPLITS", s}, {"T", "bf16"},
+      {"mla_decode_stage2",
+       kMlaStage2Source,
+       {{"H", "16"},
+        {"R", "512"},
+        {"SPLITS", s},
+        {"T", "bf16"},
         {"LSE_T", "f32"}},
        4}};
   std::string ptxas = findPtxas();
@@ -138,12 +148,12 @@ int ptxStats(int splits) {
     size_t lines = 0;
     for (char ch : compiled->ptx)
       lines += ch == '\n';
-    std::printf("%-18s arch=%s warps=%u shared=%uB ptx=%zu lines "
-                "compile=%.0f ms %s\n",
-                stage.name, compiled->arch.c_str(), compiled->numWarps,
-                compiled->sharedBytes, lines, ms,
-                ptxasReport(ptxas, compiled->ptx, compiled->arch, stage.name)
-                    .c_str());
+    std::printf(
+        "%-18s arch=%s warps=%u shared=%uB ptx=%zu lines "
+        "compile=%.0f ms %s\n",
+        stage.name, compiled->arch.c_str(), compiled->numWarps,
+        compiled->sharedBytes, lines, ms,
+        ptxasReport(ptxas, compiled->ptx, compiled->arch, stage.name).c_str());
   }
   return status;
 }
@@ -178,18 +188,25 @@ int runOnDevice(int B, int L, int iters) {
   HostTensor o(DType::BF16, size_t(B) * H * R), lse(DType::F32, size_t(B) * H);
   DeviceBuffer dout(o.bytes.size()), dlse(lse.bytes.size());
 
-  mla::TensorView q{dq.data(), mla::DType::BF16, {B, H, R + P},
-                    {p.qnStrideB, p.qnStrideH, 1}, 0};
-  mla::TensorView kv{dkv.data(), mla::DType::BF16,
+  mla::TensorView q{dq.data(),
+                    mla::DType::BF16,
+                    {B, H, R + P},
+                    {p.qnStrideB, p.qnStrideH, 1},
+                    0};
+  mla::TensorView kv{dkv.data(),
+                     mla::DType::BF16,
                      {p.numPages, PAGE, R + P},
-                     {p.kvPageStride, p.kvTokStride, 1}, 0};
+                     {p.kvPageStride, p.kvTokStride, 1},
+                     0};
   mla::DecodeMetadata md;
-  md.block_table = {dbt.data(), mla::DType::I32, {B, p.maxPages},
-                    {p.btStride, 1}, 0};
+  md.block_table = {
+      dbt.data(), mla::DType::I32, {B, p.maxPages}, {p.btStride, 1}, 0};
   md.seq_lens = mla::contiguousView(dlens.data(), mla::DType::I32, {B});
   md.max_seq_len = L;
-  mla::TensorView ov = mla::contiguousView(dout.data(), mla::DType::BF16, {B, H, R});
-  mla::TensorView lv = mla::contiguousView(dlse.data(), mla::DType::F32, {B, H});
+  mla::TensorView ov =
+      mla::contiguousView(dout.data(), mla::DType::BF16, {B, H, R});
+  mla::TensorView lv =
+      mla::contiguousView(dlse.data(), mla::DType::F32, {B, H});
 
   int status = 0;
   for (mla::SplitPolicy policy :
@@ -206,9 +223,9 @@ int runOnDevice(int B, int L, int iters) {
     auto jitStart = Clock::now();
     impl.forward_decode(q, kv, md, ov, lv); // JIT (or cache load) + run
     synchronize();
-    double jitMs = std::chrono::duration<double, std::milli>(Clock::now() -
-                                                             jitStart)
-                       .count();
+    double jitMs =
+        std::chrono::duration<double, std::milli>(Clock::now() - jitStart)
+            .count();
     dout.download(o.bytes.data(), o.bytes.size());
     dlse.download(lse.bytes.data(), lse.bytes.size());
     o.decode();
@@ -257,7 +274,8 @@ int main(int argc, char **argv) {
     else if (a == "--len")
       L = std::max(0, next());
     else {
-      std::fprintf(stderr, "usage: mla-decode [--iters N] [--batch B] [--len L]\n");
+      std::fprintf(stderr,
+                   "usage: mla-decode [--iters N] [--batch B] [--len L]\n");
       return 2;
     }
   }

@@ -45,7 +45,8 @@ int main(int argc, char **argv) {
       return 0;
     } else if (arg == "-D" && i + 1 < argc) {
       if (!parseDefine(argv[++i], options.defines))
-        return fail("expected -D NAME=VALUE, got '" + std::string(argv[i]) + "'");
+        return fail("expected -D NAME=VALUE, got '" + std::string(argv[i]) +
+                    "'");
     } else if (arg.rfind("-D", 0) == 0 && arg.size() > 2) {
       if (!parseDefine(value("-D"), options.defines))
         return fail("expected -D NAME=VALUE, got '" + arg + "'");

@@ -2,10 +2,10 @@
 #ifndef TILEMLA_CONVERSION_PASSES_H
 #define TILEMLA_CONVERSION_PASSES_H
 
-#include "tilemla/Dialect/TileDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Pass/Pass.h"
+#include "tilemla/Dialect/TileDialect.h"
 
 namespace mlir::tile {
 #define GEN_PASS_DECL

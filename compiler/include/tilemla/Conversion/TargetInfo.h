@@ -16,7 +16,9 @@ public:
   StringRef getArch() const { return arch; }
   unsigned getComputeCapability() const { return computeCapability; }
   /// True for the architecture-specific Hopper target (wgmma, setmaxnreg).
-  bool hasHopperFeatures() const { return archSpecific && computeCapability >= 90; }
+  bool hasHopperFeatures() const {
+    return archSpecific && computeCapability >= 90;
+  }
   /// Largest shared memory one program may use, in bytes.
   unsigned getMaxSharedBytes() const;
 

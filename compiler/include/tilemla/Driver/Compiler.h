@@ -25,7 +25,7 @@ enum class EmitStage { AST, Tile, TileGPU, LLVMMLIR, LLVMIR, PTX };
 TILEMLA_API std::optional<EmitStage> parseEmitStage(const std::string &name);
 
 struct CompileOptions {
-  std::string kernelName;                     ///< empty: the file's first kernel
+  std::string kernelName; ///< empty: the file's first kernel
   std::map<std::string, std::string> defines; ///< constexpr NAME -> VALUE
   std::string arch = "sm_90a";
   unsigned numWarps = 4;

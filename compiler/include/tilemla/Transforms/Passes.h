@@ -2,8 +2,8 @@
 #ifndef TILEMLA_TRANSFORMS_PASSES_H
 #define TILEMLA_TRANSFORMS_PASSES_H
 
-#include "tilemla/Dialect/TileDialect.h"
 #include "mlir/Pass/Pass.h"
+#include "tilemla/Dialect/TileDialect.h"
 
 namespace mlir::tile {
 #define GEN_PASS_DECL

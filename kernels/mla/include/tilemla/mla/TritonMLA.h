@@ -57,8 +57,8 @@ TILEMLA_API TensorView contiguousView(void *data, DType dtype,
 
 /// The backend description (the seed's TritonMLABackend).
 struct TILEMLA_API TritonMLABackend {
-  static std::string getName(); ///< "TRITON_MLA"
-  static std::vector<DType> supportedDtypes();             ///< F16, BF16
+  static std::string getName();                             ///< "TRITON_MLA"
+  static std::vector<DType> supportedDtypes();              ///< F16, BF16
   static std::vector<std::string> supportedKvCacheDtypes(); ///< {"auto"}
   /// True for compute capability >= 8.0. (The seed says true for all; our
   /// runtime generates sm_80+ code: bf16 arithmetic and conversions,
@@ -114,8 +114,8 @@ struct TritonMLAOptions {
 
 /// The split count `policy` chooses (see SplitPolicy). Pure host function.
 TILEMLA_API int chooseNumSplits(SplitPolicy policy, int64_t batch,
-                                int64_t numHeads, int64_t maxSeqLen,
-                                int numSMs, int maxSplits = 64);
+                                int64_t numHeads, int64_t maxSeqLen, int numSMs,
+                                int maxSplits = 64);
 
 /// The seed's decode metadata, plus a host-side fact.
 struct DecodeMetadata {
@@ -130,7 +130,7 @@ struct DecodeMetadata {
 class TILEMLA_API TritonMLAImpl {
 public:
   static constexpr bool can_return_lse_for_decode = true;
-  static constexpr int kHeadBlock = 16; ///< heads per stage-1 program
+  static constexpr int kHeadBlock = 16;  ///< heads per stage-1 program
   static constexpr int kTokenBlock = 16; ///< tokens per stage-1 step
 
   /// The seed's constructor. Throws tilemla::Error with the seed's messages
