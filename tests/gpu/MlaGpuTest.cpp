@@ -17,7 +17,7 @@
 // when lse is stored in bf16/f16 (its rounding for |lse| ~ 10).
 //
 //===----------------------------------------------------------------------===//
-#include "../common/MlaReference.h"
+#include "../common/MlaViews.h"
 #include "NvrtcMlaReference.h"
 #include "tilemla/Runtime.h"
 #include "tilemla/mla/TritonMLA.h"
@@ -97,18 +97,8 @@ protected:
     dlse.fill(0xff);
 
     mla::DType t = toMla(c.type);
-    mla::TensorView kv{dkv.data(),
-                       t,
-                       {p.numPages, c.page, R + P},
-                       {p.kvPageStride, p.kvTokStride, 1},
-                       0};
-    mla::DecodeMetadata md;
-    md.block_table = {
-        dbt.data(), mla::DType::I32, {B, p.maxPages}, {p.btStride, 1}, 0};
-    md.seq_lens = mla::contiguousView(dlens.data(), mla::DType::I32, {B});
-    md.max_seq_len = 0;
-    for (int L : c.lens)
-      md.max_seq_len = std::max<int64_t>(md.max_seq_len, L);
+    mla::TensorView kv = kvCacheView(p, dkv.data(), t);
+    mla::DecodeMetadata md = decodeMetadata(p, dbt.data(), dlens.data());
     mla::TensorView ov = mla::contiguousView(dout.data(), t, {B, H, R});
     mla::TensorView lv =
         mla::contiguousView(dlse.data(), toMla(lseHost), {B, H});
@@ -119,9 +109,7 @@ protected:
           dqp.data(), t, {B, H, P}, {p.qpStrideB, p.qpStrideH, 1}, 0};
       impl.forward_decode(qn, qp, kv, md, ov, lv);
     } else {
-      mla::TensorView q{
-          dqn.data(), t, {B, H, R + P}, {p.qnStrideB, p.qnStrideH, 1}, 0};
-      impl.forward_decode(q, kv, md, ov, lv);
+      impl.forward_decode(queryView(p, dqn.data(), t), kv, md, ov, lv);
     }
     synchronize();
     dout.download(o.bytes.data(), o.bytes.size());

@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "../common/DynamicLibrary.h"
-#include "../common/MlaReference.h"
+#include "../common/MlaViews.h"
 #include "tilemla/Runtime.h"
 #include "tilemla/mla/TritonMLA.h"
 
@@ -92,21 +92,9 @@ TEST(MlaGraphTest, CapturedDecodeReplaysWithNewInputs) {
     dout.fill(0xff);
     dlse.fill(0xff);
   };
-  mla::TensorView q{dq.data(),
-                    mla::DType::BF16,
-                    {B, H, R + P},
-                    {p.qnStrideB, p.qnStrideH, 1},
-                    0};
-  mla::TensorView kv{dkv.data(),
-                     mla::DType::BF16,
-                     {p.numPages, c.page, R + P},
-                     {p.kvPageStride, p.kvTokStride, 1},
-                     0};
-  mla::DecodeMetadata md;
-  md.block_table = {
-      dbt.data(), mla::DType::I32, {B, p.maxPages}, {p.btStride, 1}, 0};
-  md.seq_lens = mla::contiguousView(dlens.data(), mla::DType::I32, {B});
-  md.max_seq_len = 4096;
+  mla::TensorView q = queryView(p, dq.data(), mla::DType::BF16);
+  mla::TensorView kv = kvCacheView(p, dkv.data(), mla::DType::BF16);
+  mla::DecodeMetadata md = decodeMetadata(p, dbt.data(), dlens.data());
   mla::TensorView o =
       mla::contiguousView(dout.data(), mla::DType::BF16, {B, H, R});
   mla::TensorView lse =

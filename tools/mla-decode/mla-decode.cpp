@@ -15,7 +15,7 @@
 //   mla-decode [--iters N] [--batch B] [--len L]
 //
 //===----------------------------------------------------------------------===//
-#include "MlaReference.h"
+#include "MlaViews.h"
 #include "tilemla/Driver/Compiler.h"
 #include "tilemla/Runtime.h"
 #include "tilemla/mla/TritonMLA.h"
@@ -188,21 +188,9 @@ int runOnDevice(int B, int L, int iters) {
   HostTensor o(DType::BF16, size_t(B) * H * R), lse(DType::F32, size_t(B) * H);
   DeviceBuffer dout(o.bytes.size()), dlse(lse.bytes.size());
 
-  mla::TensorView q{dq.data(),
-                    mla::DType::BF16,
-                    {B, H, R + P},
-                    {p.qnStrideB, p.qnStrideH, 1},
-                    0};
-  mla::TensorView kv{dkv.data(),
-                     mla::DType::BF16,
-                     {p.numPages, PAGE, R + P},
-                     {p.kvPageStride, p.kvTokStride, 1},
-                     0};
-  mla::DecodeMetadata md;
-  md.block_table = {
-      dbt.data(), mla::DType::I32, {B, p.maxPages}, {p.btStride, 1}, 0};
-  md.seq_lens = mla::contiguousView(dlens.data(), mla::DType::I32, {B});
-  md.max_seq_len = L;
+  mla::TensorView q = queryView(p, dq.data(), mla::DType::BF16);
+  mla::TensorView kv = kvCacheView(p, dkv.data(), mla::DType::BF16);
+  mla::DecodeMetadata md = decodeMetadata(p, dbt.data(), dlens.data());
   mla::TensorView ov =
       mla::contiguousView(dout.data(), mla::DType::BF16, {B, H, R});
   mla::TensorView lv =

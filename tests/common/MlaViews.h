@@ -1,0 +1,44 @@
+//===- MlaViews.h - forward_decode's views of an MlaProblem on the GPU ----===//
+#ifndef TILEMLA_TESTS_MLAVIEWS_H
+#define TILEMLA_TESTS_MLAVIEWS_H
+
+#include "MlaReference.h"
+#include "tilemla/mla/TritonMLA.h"
+
+namespace tilemla::test {
+/// The concatenated q [B, H, R + P] of `p` at device address `data`.
+inline mla::TensorView queryView(const MlaProblem &p, void *data,
+                                 mla::DType type) {
+  const MlaCase &c = p.c;
+  return {
+      data, type, {c.B(), c.H, c.R + c.P}, {p.qnStrideB, p.qnStrideH, 1}, 0};
+}
+
+/// The paged KV cache [num_pages, page, R + P] of `p` at `data`.
+inline mla::TensorView kvCacheView(const MlaProblem &p, void *data,
+                                   mla::DType type) {
+  const MlaCase &c = p.c;
+  return {data,
+          type,
+          {p.numPages, c.page, c.R + c.P},
+          {p.kvPageStride, p.kvTokStride, 1},
+          0};
+}
+
+/// Block table and lengths of `p` at the given addresses; the host-side
+/// max_seq_len is the batch's longest length.
+inline mla::DecodeMetadata decodeMetadata(const MlaProblem &p, void *blockTable,
+                                          void *seqLens) {
+  const int64_t B = p.c.B();
+  mla::DecodeMetadata md;
+  md.block_table = {
+      blockTable, mla::DType::I32, {B, p.maxPages}, {p.btStride, 1}, 0};
+  md.seq_lens = mla::contiguousView(seqLens, mla::DType::I32, {B});
+  md.max_seq_len = 0;
+  for (int L : p.c.lens)
+    md.max_seq_len = std::max<int64_t>(md.max_seq_len, L);
+  return md;
+}
+} // namespace tilemla::test
+
+#endif
