@@ -195,6 +195,8 @@ unsigned widthFor(Operation *op, Value ptr, Value mask,
   if (!type)
     return 1;
   auto blocked = dyn_cast_or_null<BlockedEncodingAttr>(type.getEncoding());
+  if (auto mma = dyn_cast_or_null<MmaEncodingAttr>(type.getEncoding()))
+    blocked = mma.getBlockedEquivalent();
   if (!blocked)
     return 1;
   Type pointee = cast<PointerType>(type.getElementType()).getPointeeType();

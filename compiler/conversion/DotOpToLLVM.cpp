@@ -28,7 +28,7 @@ struct FMADotOpConversion : OpConversionPattern<DotOp> {
       return rewriter.notifyMatchFailure(op, "only distributed layouts");
     Location loc = op.getLoc();
     int64_t m = aType.getDimSize(0), k = aType.getDimSize(1),
-            n = bType.getDimSize(1);
+            n = accType.getDimSize(1);
     auto [lane, warp] = getLaneAndWarp(rewriter, loc);
     Value shared = getSharedBase(rewriter, loc, op);
     SmallVector<Value> a = unpackStruct(rewriter, loc, adaptor.getA());
@@ -39,9 +39,12 @@ struct FMADotOpConversion : OpConversionPattern<DotOp> {
     Value bShared = sharedElementPtr(rewriter, loc, shared, inType,
                                      i32Constant(rewriter, loc, m * k));
 
+    // b is staged as it is held: [K, N], or [N, K] with transB.
+    bool transB = op.getTransB();
     target.barrier(rewriter, loc);
-    stage(rewriter, loc, aType, a, shared, lane, warp);
-    stage(rewriter, loc, bType, b, bShared, lane, warp);
+    stageRowMajor(rewriter, loc, aType, a, shared, k, lane, warp);
+    stageRowMajor(rewriter, loc, bType, b, bShared, transB ? k : n, lane,
+                  warp);
     target.barrier(rewriter, loc);
 
     // Each a element (row, k) and b element (k, col) a thread needs is
@@ -65,12 +68,17 @@ struct FMADotOpConversion : OpConversionPattern<DotOp> {
         value = LLVM::FPExtOp::create(rewriter, loc, f32, value);
       return value;
     };
+    Value colBase = transB ? LLVM::MulOp::create(rewriter, loc, coords[1],
+                                                 i32Constant(rewriter, loc, k))
+                           : coords[1];
+    int64_t colScale = transB ? k : 1, bStep = transB ? 1 : n;
     auto offsets = getRegisterOffsets(accType);
     for (auto [reg, value] : llvm::enumerate(acc)) {
-      int64_t rowOffset = offsets[reg][0] * k, colOffset = offsets[reg][1];
+      int64_t rowOffset = offsets[reg][0] * k,
+              colOffset = offsets[reg][1] * colScale;
       for (int64_t kk = 0; kk < k; ++kk) {
         Value x = load(aValues, shared, rowBase, rowOffset, kk, 1);
-        Value y = load(bValues, bShared, coords[1], colOffset, kk, n);
+        Value y = load(bValues, bShared, colBase, colOffset, kk, bStep);
         value = LLVM::FMulAddOp::create(rewriter, loc, x, y, value);
       }
     }
@@ -81,21 +89,6 @@ struct FMADotOpConversion : OpConversionPattern<DotOp> {
   }
 
 private:
-  /// Writes a tensor's registers row-major into shared memory at `base`.
-  static void stage(OpBuilder &builder, Location loc, RankedTensorType type,
-                    ArrayRef<Value> values, Value base, Value lane,
-                    Value warp) {
-    auto [linearBase, offsets] = emitLinearIndices(
-        builder, loc, type, getRowMajorStrides(type.getShape()), lane, warp);
-    for (auto [value, offset] : llvm::zip(values, offsets)) {
-      Value index = LLVM::AddOp::create(builder, loc, linearBase,
-                                        i32Constant(builder, loc, offset));
-      LLVM::StoreOp::create(
-          builder, loc, value,
-          sharedElementPtr(builder, loc, base, value.getType(), index));
-    }
-  }
-
   const TargetInfo &target;
 };
 } // namespace

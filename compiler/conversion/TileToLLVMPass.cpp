@@ -72,6 +72,7 @@ private:
     populateReduceOpToLLVMPatterns(converter, target, patterns);
     populateConvertLayoutOpToLLVMPatterns(converter, target, patterns);
     populateDotOpToLLVMPatterns(converter, target, patterns);
+    populateMmaDotOpToLLVMPatterns(converter, target, patterns);
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns,
                                                                    converter);
     ConversionTarget legality(*context);

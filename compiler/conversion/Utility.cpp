@@ -81,6 +81,8 @@ static ResolvedLayout resolve(DistributedLayoutAttr layout,
       resolved.dims.push_back(d);
     return resolved;
   }
+  if (auto mma = dyn_cast<MmaEncodingAttr>(layout))
+    return resolve(mma.getBlockedEquivalent(), shape);
   auto slice = cast<SliceEncodingAttr>(layout);
   SmallVector<int64_t> parentShape(shape);
   parentShape.insert(parentShape.begin() + slice.getDim(), 1);
@@ -268,8 +270,12 @@ unsigned mlir::tile::getScratchBytes(Operation *op) {
   };
   if (isa<ConvertLayoutOp>(op))
     return bytesOf(op->getOperand(0).getType());
-  if (auto dot = dyn_cast<DotOp>(op))
+  if (auto dot = dyn_cast<DotOp>(op)) {
+    auto mma = dyn_cast_or_null<MmaEncodingAttr>(dot.getType().getEncoding());
+    if (mma && isMmaCompatibleDot(dot, mma))
+      return getMmaDotScratchBytes(dot);
     return bytesOf(dot.getA().getType()) + bytesOf(dot.getB().getType());
+  }
   if (auto reduce = dyn_cast<ReduceOp>(op)) {
     auto src = reduce.getSrc().getType();
     unsigned warps = getDistinctWarpCount(src, reduce.getAxis());
@@ -279,4 +285,56 @@ unsigned mlir::tile::getScratchBytes(Operation *op) {
     return outputs * warps * getSharedElementBytes(src.getElementType());
   }
   return 0;
+}
+
+void mlir::tile::stageRowMajor(OpBuilder &builder, Location loc,
+                               RankedTensorType type, ArrayRef<Value> values,
+                               Value base, int64_t rowStride, Value lane,
+                               Value warp) {
+  SmallVector<Value> coords = emitBaseCoords(builder, loc, type, lane, warp);
+  Value linearBase = LLVM::AddOp::create(
+      builder, loc,
+      LLVM::MulOp::create(builder, loc, coords[0],
+                          i32Constant(builder, loc, rowStride)),
+      coords[1]);
+  SmallVector<SmallVector<int64_t>> offsets = getRegisterOffsets(type);
+  // A thread's base column is a multiple of its layout's run length, so runs
+  // that start at a multiple of the vector width are aligned to it.
+  ResolvedLayout resolved = resolveLayout(type);
+  Type elemType = values.front().getType();
+  unsigned elemBytes = getSharedElementBytes(elemType);
+  int64_t vec = 1;
+  if (resolved.dims.size() == 2 && resolved.dims[1] == resolved.shape.size() - 1)
+    vec = std::min<int64_t>(
+        {resolved.blocked.getSizePerThread().back(), 16 / elemBytes,
+         type.getDimSize(1)});
+  while (vec > 1 && rowStride % vec != 0)
+    vec /= 2;
+  for (size_t reg = 0; reg < values.size();) {
+    int64_t width = 1;
+    if (offsets[reg][1] % vec == 0 && reg + vec <= values.size()) {
+      width = vec;
+      for (int64_t i = 1; i < vec; ++i)
+        if (offsets[reg + i][0] != offsets[reg][0] ||
+            offsets[reg + i][1] != offsets[reg][1] + i)
+          width = 1;
+    }
+    Value index = LLVM::AddOp::create(
+        builder, loc, linearBase,
+        i32Constant(builder, loc,
+                    offsets[reg][0] * rowStride + offsets[reg][1]));
+    Value ptr = sharedElementPtr(builder, loc, base, elemType, index);
+    if (width == 1) {
+      LLVM::StoreOp::create(builder, loc, values[reg], ptr);
+    } else {
+      auto vecType = VectorType::get(width, elemType);
+      Value vector = LLVM::UndefOp::create(builder, loc, vecType);
+      for (int64_t i = 0; i < width; ++i)
+        vector = LLVM::InsertElementOp::create(
+            builder, loc, vector, values[reg + i],
+            i32Constant(builder, loc, i));
+      LLVM::StoreOp::create(builder, loc, vector, ptr, width * elemBytes);
+    }
+    reg += width;
+  }
 }

@@ -177,3 +177,69 @@ unsigned SliceEncodingAttr::getRank() const {
 unsigned SliceEncodingAttr::getNumWarps() const {
   return getParent().getNumWarps();
 }
+
+//===----------------------------------------------------------------------===//
+// MmaEncodingAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+MmaEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                        ArrayRef<unsigned> warpsPerCTA) {
+  if (warpsPerCTA.size() != 2)
+    return emitError() << "mma layout is 2-D: warpsPerCTA needs 2 entries";
+  for (unsigned v : warpsPerCTA)
+    if (!isPowerOf2(v))
+      return emitError() << "mma layout extents must be powers of two";
+  return success();
+}
+
+BlockedEncodingAttr MmaEncodingAttr::getBlockedEquivalent() const {
+  unsigned sizePerThread[] = {1, 2}, threadsPerWarp[] = {8, 4};
+  return BlockedEncodingAttr::get(getContext(), sizePerThread, threadsPerWarp,
+                                  getWarpsPerCTA());
+}
+
+SmallVector<unsigned>
+MmaEncodingAttr::getElemsPerThreadPerDim(ArrayRef<int64_t> shape) const {
+  return getBlockedEquivalent().getElemsPerThreadPerDim(shape);
+}
+
+unsigned MmaEncodingAttr::getRank() const { return 2; }
+
+unsigned MmaEncodingAttr::getNumWarps() const {
+  return getWarpsPerCTA()[0] * getWarpsPerCTA()[1];
+}
+
+bool mlir::tile::isMmaCompatibleDot(DotOp op, MmaEncodingAttr mma) {
+  RankedTensorType aType = op.getA().getType(), accType = op.getType();
+  Type element = aType.getElementType();
+  if (!element.isBF16() && !element.isF16())
+    return false;
+  int64_t m = accType.getDimSize(0), n = accType.getDimSize(1),
+          k = aType.getDimSize(1);
+  int64_t wm = mma.getWarpsPerCTA()[0], wn = mma.getWarpsPerCTA()[1];
+  // Whole instruction tiles per warp along M; along N either whole tiles or
+  // one tile replicated by surplus warps.
+  return k % 16 == 0 && m % (16 * wm) == 0 && n % 8 == 0 &&
+         (n % (8 * wn) == 0 || (8 * wn) % n == 0);
+}
+
+MmaEncodingAttr mlir::tile::getMmaLayoutForDot(DotOp op, unsigned numWarps) {
+  RankedTensorType accType = op.getType();
+  int64_t m = accType.getDimSize(0), n = accType.getDimSize(1);
+  if (m % 16 != 0 || n % 8 != 0)
+    return {};
+  // Give each new warp to the dimension with more instruction tiles left per
+  // warp; once both are down to one tile, surplus warps replicate along N.
+  unsigned wm = 1, wn = 1;
+  while (wm * wn < numWarps) {
+    int64_t tilesM = m / (16 * wm), tilesN = n / (8 * wn);
+    if (tilesM >= 2 && tilesM >= tilesN)
+      wm *= 2;
+    else
+      wn *= 2;
+  }
+  unsigned warps[] = {wm, wn};
+  auto mma = MmaEncodingAttr::get(op.getContext(), warps);
+  return isMmaCompatibleDot(op, mma) ? mma : MmaEncodingAttr();
+}

@@ -242,12 +242,14 @@ LogicalResult DotOp::verify() {
     return emitOpError() << "operands must be 2-D";
   if (a.getElementType() != b.getElementType())
     return emitOpError() << "a and b must have one element type";
-  if (a.getDimSize(1) != b.getDimSize(0))
+  int64_t bK = b.getDimSize(getTransB() ? 1 : 0),
+          bN = b.getDimSize(getTransB() ? 0 : 1);
+  if (a.getDimSize(1) != bK)
     return emitOpError() << "inner dimensions differ: "
                          << shapeString(a.getShape()) << " x "
-                         << shapeString(b.getShape());
-  if (acc.getDimSize(0) != a.getDimSize(0) ||
-      acc.getDimSize(1) != b.getDimSize(1))
+                         << shapeString(b.getShape())
+                         << (getTransB() ? " (b transposed)" : "");
+  if (acc.getDimSize(0) != a.getDimSize(0) || acc.getDimSize(1) != bN)
     return emitOpError() << "accumulator shape " << shapeString(acc.getShape())
                          << " does not match the product";
   if (getResult().getType() != acc)

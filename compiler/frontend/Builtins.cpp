@@ -30,7 +30,7 @@ static const Signature *lookupBuiltin(llvm::StringRef name) {
       {"full", {"shape", "value", "dtype"}, 2},
       {"load", {"ptrs", "mask", "other"}, 1},
       {"store", {"ptrs", "value", "mask"}, 2},
-      {"dot", {"a", "b", "acc"}, 2},
+      {"dot", {"a", "b", "acc", "trans_b"}, 2},
       {"sum", {"x", "axis"}, 1},
       {"max", {"x", "axis"}, 1},
       {"min", {"x", "axis"}, 1},
@@ -487,6 +487,20 @@ FailureOr<TValue> MLIRGenImpl::genBuiltin(llvm::StringRef name,
     FailureOr<TValue> a = value(0), b = failed(a) ? a : value(1);
     if (failed(a) || failed(b))
       return failure();
+    // trans_b=True: b is [N, K] and the product is a x b^T.
+    bool transB = false;
+    if (args[3]) {
+      FailureOr<TValue> t = value(3);
+      if (failed(t))
+        return failure();
+      if (t->kind != TValue::Bool) {
+        diags.error(args[3]->loc(),
+                    "dot() trans_b must be a compile-time bool, got " +
+                        describe(*t));
+        return failure();
+      }
+      transB = t->b;
+    }
     Type types[2];
     for (int k = 0; k < 2; ++k) {
       const TValue &v = k == 0 ? *a : *b;
@@ -505,12 +519,14 @@ FailureOr<TValue> MLIRGenImpl::genBuiltin(llvm::StringRef name,
       return failure();
     }
     ArrayRef<int64_t> sa = shapeOf(types[0]), sb = shapeOf(types[1]);
-    if (sa[1] != sb[0]) {
+    int64_t bK = sb[transB ? 1 : 0], bN = sb[transB ? 0 : 1];
+    if (sa[1] != bK) {
       diags.error(l, "dot() inner dimensions differ: " + typeStr(types[0]) +
-                         " x " + typeStr(types[1]));
+                         " x " + typeStr(types[1]) +
+                         (transB ? " (b transposed)" : ""));
       return failure();
     }
-    SmallVector<int64_t> outShape = {sa[0], sb[1]};
+    SmallVector<int64_t> outShape = {sa[0], bN};
     Type f32 = builder.getF32Type();
     TValue acc = TValue::ofFloat(0);
     if (args[2]) {
@@ -523,8 +539,10 @@ FailureOr<TValue> MLIRGenImpl::genBuiltin(llvm::StringRef name,
         toValue(acc, f32, outShape, args[2] ? args[2]->loc() : l);
     if (failed(accV))
       return failure();
-    return TValue::runtime(tile::DotOp::create(
-        builder, lc, tensorOf(outShape, f32), a->value, b->value, *accV));
+    return TValue::runtime(tile::DotOp::create(builder, lc,
+                                               tensorOf(outShape, f32),
+                                               a->value, b->value, *accV,
+                                               transB));
   }
 
   if (name == "sum" || name == "max" || name == "min") {

@@ -159,20 +159,21 @@ void runStore(ProgramInterpreter &interp, StoreOp op) {
                    lane(value, i));
 }
 
-/// result[m, n] = acc[m, n] + sum_k a[m, k] * b[k, n]: f32 fused
-/// multiply-adds in k order, as the FMA lowering does per thread.
+/// result[m, n] = acc[m, n] + sum_k a[m, k] * b[k, n] (b[n, k] with transB):
+/// f32 fused multiply-adds in k order, as the FMA lowering does per thread.
 RtValue runDot(ProgramInterpreter &interp, DotOp op) {
   const RtValue &a = interp.get(op.getA());
   const RtValue &b = interp.get(op.getB());
   RtValue r = interp.get(op.getAcc());
-  int64_t m = a.shape[0], k = a.shape[1], n = b.shape[1];
+  bool transB = op.getTransB();
+  int64_t m = a.shape[0], k = a.shape[1], n = b.shape[transB ? 0 : 1];
+  int64_t kStride = transB ? 1 : n, nStride = transB ? k : 1;
   for (int64_t i = 0; i < m; ++i) {
     float *row = &r.floats[i * n];
     for (int64_t kk = 0; kk < k; ++kk) {
       float x = a.floats[i * k + kk];
-      const float *brow = &b.floats[kk * n];
       for (int64_t j = 0; j < n; ++j)
-        row[j] = std::fma(x, brow[j], row[j]);
+        row[j] = std::fma(x, b.floats[kk * kStride + j * nStride], row[j]);
     }
   }
   return r;

@@ -13,6 +13,8 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 
+#include <map>
+
 namespace mlir::tile {
 #define GEN_PASS_DEF_TILEASSIGNLAYOUTS
 #include "tilemla/Transforms/Passes.h.inc"
@@ -31,16 +33,52 @@ struct AssignLayoutsPass
         "tile.num_warps",
         IntegerAttr::get(IntegerType::get(&getContext(), 32), numWarps));
     getOperation().walk([&](func::FuncOp func) {
-      if (!func.isExternal())
-        assignBlock(func.getBody().front());
+      if (func.isExternal())
+        return;
+      collectAccessWidths(func);
+      assignBlock(func.getBody().front());
     });
   }
 
 private:
-  DistributedLayoutAttr defaultLayout(ArrayRef<int64_t> shape) {
-    return BlockedEncodingAttr::getDefault(&getContext(), shape, numWarps,
-                                           std::max(1u, vectorBytes / 4));
+  /// Narrowest element loaded or stored per tensor shape: the default layout
+  /// of that shape gives each thread `vectorBytes` of it (16-byte accesses).
+  void collectAccessWidths(func::FuncOp func) {
+    accessBytes.clear();
+    func.walk([&](Operation *op) {
+      if (!isa<LoadOp, StoreOp>(op))
+        return;
+      auto ptrs = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
+      if (!ptrs)
+        return;
+      Type pointee = cast<PointerType>(ptrs.getElementType()).getPointeeType();
+      unsigned bytes = std::max(1u, pointee.getIntOrFloatBitWidth() / 8);
+      std::vector<int64_t> shape(ptrs.getShape());
+      auto [it, inserted] = accessBytes.try_emplace(shape, bytes);
+      if (!inserted)
+        it->second = std::min(it->second, bytes);
+    });
   }
+
+  DistributedLayoutAttr defaultLayout(ArrayRef<int64_t> shape) {
+    unsigned bytes = 4;
+    auto it = accessBytes.find(std::vector<int64_t>(shape));
+    if (it != accessBytes.end())
+      bytes = it->second;
+    return BlockedEncodingAttr::getDefault(&getContext(), shape, numWarps,
+                                           std::max(1u, vectorBytes / bytes));
+  }
+
+  /// The accumulator layout `dot` gets: tensor cores where the dot fits.
+  DistributedLayoutAttr dotLayout(DotOp dot) {
+    if (tensorCores)
+      if (MmaEncodingAttr mma = getMmaLayoutForDot(dot, numWarps))
+        return mma;
+    return defaultLayout(dot.getType().getShape());
+  }
+
+  Attribute chooseElementwiseLayout(Operation *op);
+  std::map<std::vector<int64_t>, unsigned> accessBytes;
 
   static RankedTensorType withLayout(Type type, Attribute layout) {
     auto tensor = cast<RankedTensorType>(type);
@@ -79,7 +117,33 @@ private:
   void assignConstant(arith::ConstantOp op);
 };
 
+/// Elements a conversion of `value` would move: splats, ranges and constants
+/// are rebuilt for free, broadcasts and expand_dims move only their source.
+int64_t conversionCost(Value value) {
+  Operation *def = value.getDefiningOp();
+  if (isa_and_nonnull<SplatOp, MakeRangeOp, arith::ConstantOp>(def))
+    return 0;
+  if (isa_and_nonnull<BroadcastOp, ExpandDimsOp>(def))
+    return conversionCost(def->getOperand(0));
+  if (auto tensor = dyn_cast<RankedTensorType>(value.getType()))
+    return tensor.getNumElements();
+  return 0;
+}
+
+bool isMmaDerived(Attribute layout) {
+  while (auto slice = dyn_cast_or_null<SliceEncodingAttr>(layout))
+    layout = slice.getParent();
+  return isa_and_nonnull<MmaEncodingAttr>(layout);
+}
+
 void AssignLayoutsPass::assignFor(scf::ForOp forOp) {
+  Operation *yield = forOp.getBody()->getTerminator();
+  MutableArrayRef<OpOperand> inits = forOp.getInitArgsMutable();
+  // An accumulator the body yields straight from a dot starts out in the
+  // dot's layout, so the body is assigned around it.
+  for (auto [i, init] : llvm::enumerate(inits))
+    if (auto dot = yield->getOperand(i).getDefiningOp<DotOp>())
+      init.set(convertTo(init.get(), dotLayout(dot), forOp));
   for (auto [init, arg, result] :
        llvm::zip(forOp.getInitArgs(), forOp.getRegionIterArgs(),
                  forOp.getResults())) {
@@ -87,10 +151,26 @@ void AssignLayoutsPass::assignFor(scf::ForOp forOp) {
     result.setType(init.getType());
   }
   assignBlock(*forOp.getBody());
-  Operation *yield = forOp.getBody()->getTerminator();
-  for (auto [i, arg] : llvm::enumerate(forOp.getRegionIterArgs()))
-    if (auto tensor = dyn_cast<RankedTensorType>(arg.getType()))
-      convertOperand(yield, i, tensor.getEncoding());
+  // Carry each value in the layout the body yields it in: the body's uses see
+  // a conversion back to the layout they were assigned with, which the
+  // canonicalizer cancels against their own conversions.
+  for (auto [i, arg] : llvm::enumerate(forOp.getRegionIterArgs())) {
+    auto argType = dyn_cast<RankedTensorType>(arg.getType());
+    if (!argType)
+      continue;
+    Value yielded = yield->getOperand(i);
+    Attribute carried = cast<RankedTensorType>(yielded.getType()).getEncoding();
+    if (carried == argType.getEncoding())
+      continue;
+    inits[i].set(convertTo(inits[i].get(), carried, forOp));
+    arg.setType(yielded.getType());
+    OpBuilder builder(forOp.getBody(), forOp.getBody()->begin());
+    Value asAssigned =
+        ConvertLayoutOp::create(builder, arg.getLoc(), argType, arg);
+    arg.replaceAllUsesExcept(asAssigned, asAssigned.getDefiningOp());
+    // Ops after the loop are assigned later and take the new layout as is.
+    forOp.getResult(i).setType(yielded.getType());
+  }
 }
 
 void AssignLayoutsPass::assignIf(scf::IfOp ifOp) {
@@ -156,9 +236,16 @@ void AssignLayoutsPass::assignOp(Operation *op) {
     return setResultLayout(op, parent);
   }
 
+  // A broadcast of a tensor-core value keeps its layout (a size-1 dimension
+  // is held replicated), so it meets the accumulator without moving. Others
+  // take the result shape's default layout: an [N, 1] operand's own default
+  // would spread the result badly.
   if (isa<BroadcastOp>(op)) {
-    DistributedLayoutAttr layout = defaultLayout(resultShape());
-    convertOperand(op, 0, layout);
+    Attribute layout = getLayout(op->getOperand(0).getType());
+    if (!isa_and_nonnull<MmaEncodingAttr>(layout)) {
+      layout = defaultLayout(resultShape());
+      convertOperand(op, 0, layout);
+    }
     return setResultLayout(op, layout);
   }
 
@@ -169,28 +256,42 @@ void AssignLayoutsPass::assignOp(Operation *op) {
   }
 
   if (auto dot = dyn_cast<DotOp>(op)) {
-    DistributedLayoutAttr layout = defaultLayout(resultShape());
+    DistributedLayoutAttr layout = dotLayout(dot);
     convertOperand(op, 2, layout);
     return setResultLayout(op, layout);
   }
 
-  // Elementwise ops: agree on the default layout of the shape when an operand
-  // already has it, otherwise on the first tensor operand's layout.
   if (op->getNumResults() == 0 ||
       !isa<RankedTensorType>(op->getResult(0).getType()))
     return;
-  Attribute chosen;
-  Attribute preferred = defaultLayout(resultShape());
-  for (Value operand : op->getOperands())
-    if (auto tensor = dyn_cast<RankedTensorType>(operand.getType())) {
-      if (!chosen || tensor.getEncoding() == preferred)
-        chosen = tensor.getEncoding();
-    }
-  if (!chosen)
-    chosen = preferred;
+  Attribute chosen = chooseElementwiseLayout(op);
   for (unsigned i = 0; i < op->getNumOperands(); ++i)
     if (isa<RankedTensorType>(op->getOperand(i).getType()))
       convertOperand(op, i, chosen);
   setResultLayout(op, chosen);
+}
+
+/// Elementwise ops take the layout of the operand that is costliest to move,
+/// so a loop's accumulator never leaves its registers. Ties go to tensor-core
+/// layouts, then to the shape's default (coalesced) layout, then to the first
+/// operand.
+Attribute AssignLayoutsPass::chooseElementwiseLayout(Operation *op) {
+  Attribute preferred = defaultLayout(
+      cast<RankedTensorType>(op->getResult(0).getType()).getShape());
+  Attribute chosen;
+  std::tuple<int64_t, bool, bool> best;
+  for (Value operand : op->getOperands()) {
+    auto tensor = dyn_cast<RankedTensorType>(operand.getType());
+    if (!tensor)
+      continue;
+    Attribute layout = tensor.getEncoding();
+    std::tuple<int64_t, bool, bool> rank = {
+        conversionCost(operand), isMmaDerived(layout), layout == preferred};
+    if (!chosen || rank > best) {
+      chosen = layout;
+      best = rank;
+    }
+  }
+  return chosen ? chosen : preferred;
 }
 } // namespace

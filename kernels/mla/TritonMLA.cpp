@@ -222,8 +222,9 @@ TritonMLAImpl::TritonMLAImpl(
       TILEMLA_CU(cuDeviceGetAttribute, "SM count", &numSMs,
                  cuda::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, current);
   }
-  size_t wsBytes = size_t(opts.maxBatch) * size_t(heads) * size_t(wsSplits) *
-                   size_t(rank + 1) * sizeof(float);
+  // Partial outputs, then their log-sum-exps (see wsLseOffset).
+  size_t wsBytes = wsLseOffset() + size_t(opts.maxBatch) * size_t(heads) *
+                                       size_t(wsSplits) * sizeof(float);
   workspace = std::make_unique<DeviceBuffer>(wsBytes);
   lseScratch = std::make_unique<DeviceBuffer>(size_t(opts.maxBatch) *
                                               size_t(heads) * sizeof(float));
@@ -252,15 +253,18 @@ const TritonMLAImpl::Kernels &TritonMLAImpl::kernelsFor(int64_t pageSize,
       {"SPLITS", s},
       {"BLOCK_H", std::to_string(kHeadBlock)},
       {"BLOCK_N", std::to_string(kTokenBlock)},
-      {"KC", std::to_string(std::min<int64_t>(rank, 64))},
       {"T", t}};
+  // Stage 2 merges up to 8 splits per step (a power of two).
+  int splitBlock = 1;
+  while (splitBlock < std::min(splits, 8))
+    splitBlock *= 2;
   Kernel::Constexprs stage2 = {{"H", h},
                                {"R", r},
                                {"SPLITS", s},
+                               {"SPLIT_BLOCK", std::to_string(splitBlock)},
                                {"T", t},
                                {"LSE_T", dtypeName(lseDtype)}};
-  // 8 warps: the FMA dot's unrolled code per thread (and its compile time)
-  // halves compared with 4.
+  // 8 warps: one instruction tile column each across V's R columns.
   KernelOptions wide;
   wide.numWarps = 8;
   Kernels kernels{Kernel::fromEmbedded("mla/mla_decode_stage1", stage1, wide),
@@ -396,19 +400,22 @@ void TritonMLAImpl::run(const TensorView &qNope, const TensorView &qPe,
   const Kernels &kernels = kernelsFor(pageSize, splits, dtype, lseType);
   const char *qPeData =
       static_cast<const char *>(qPe.data) + qPeOffset * dtypeSize(dtype);
+  char *wsO = static_cast<char *>(workspace->data());
+  char *wsLse = wsO + wsLseOffset();
   kernels.stage1.launch(
       {unsigned(B), unsigned(cdiv(heads, kHeadBlock)), unsigned(splits)},
       {KernelArg::pointer(qNope.data), KernelArg::pointer(qPeData),
        KernelArg::pointer(kv.data), KernelArg::pointer(bt.data),
-       KernelArg::pointer(lens.data), KernelArg::pointer(workspace->data()),
-       KernelArg::i32(sqnB), KernelArg::i32(sqnH), KernelArg::i32(sqpB),
+       KernelArg::pointer(lens.data), KernelArg::pointer(wsO),
+       KernelArg::pointer(wsLse), KernelArg::i32(sqnB), KernelArg::i32(sqnH), KernelArg::i32(sqpB),
        KernelArg::i32(sqpH), KernelArg::i64(kv.strides[0]),
        KernelArg::i32(skvTok), KernelArg::i32(sbt),
        KernelArg::f32(float(softmaxScale))},
       stream);
   kernels.stage2.launch(
       {unsigned(B), unsigned(heads), 1},
-      {KernelArg::pointer(workspace->data()), KernelArg::pointer(lens.data),
+      {KernelArg::pointer(wsO), KernelArg::pointer(wsLse),
+       KernelArg::pointer(lens.data),
        KernelArg::pointer(o.data),
        KernelArg::pointer(lse ? lse->data : lseScratch->data()),
        KernelArg::i32(soB), KernelArg::i32(soH), KernelArg::i32(slB),

@@ -114,7 +114,6 @@ int ptxStats(int splits) {
         {"SPLITS", s},
         {"BLOCK_H", "16"},
         {"BLOCK_N", std::to_string(mla::TritonMLAImpl::kTokenBlock)},
-        {"KC", "64"},
         {"T", "bf16"}},
        8},
       {"mla_decode_stage2",

@@ -11,9 +11,12 @@ namespace {
 const char *kUsage =
     "usage: tilec FILE.tile [-D NAME=VALUE]... [--kernel=NAME]\n"
     "             [--arch=sm_90a|sm_80] [--num-warps=N]\n"
+    "             [--assume-divisible=N]\n"
     "             [--emit=ast|tile|tile-gpu|llvm-mlir|llvm|ptx|summary]"
     " [-o OUT]\n"
     "  -D NAME=VALUE   value of a constexpr or dtype parameter\n"
+    "  --assume-divisible=N  specialize as the runtime does for pointers\n"
+    "                  aligned to, and integers divisible by, N\n"
     "  --emit=STAGE    stop after STAGE and print it (default: ptx);\n"
     "                  summary prints one line about the compiled kernel\n";
 
@@ -62,6 +65,15 @@ int main(int argc, char **argv) {
           (warps & (warps - 1)))
         return fail("--num-warps must be a power of two in [1, 32]");
       options.numWarps = warps;
+    } else if (arg.rfind("--assume-divisible=", 0) == 0) {
+      // What the runtime specializes on: pointers aligned to, and integers
+      // divisible by, N (16 in practice).
+      std::string text = value("--assume-divisible=");
+      char *end = nullptr;
+      long divisor = std::strtol(text.c_str(), &end, 10);
+      if (text.empty() || *end || divisor < 1 || (divisor & (divisor - 1)))
+        return fail("--assume-divisible must be a power of two");
+      options.argDivisibility.assign(256, unsigned(divisor));
     } else if (arg.rfind("--emit=", 0) == 0) {
       emit = value("--emit=");
     } else if (arg == "-o" && i + 1 < argc) {

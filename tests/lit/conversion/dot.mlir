@@ -13,10 +13,10 @@
 // CHECK: ^bb2:
 // CHECK: %[[BBASE:.*]] = llvm.getelementptr %[[SMEM]][32] : (!llvm.ptr<3>) -> !llvm.ptr<3>, f16
 // CHECK: nvvm.barrier0
-// CHECK-COUNT-4: llvm.store %{{.*}}, %{{.*}} : f16, !llvm.ptr<3>
+// Each thread's run of 4 contiguous elements is stored as one vector.
+// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 8 : i64} : vector<4xf16>, !llvm.ptr<3>
 // CHECK: llvm.getelementptr %[[BBASE]][%{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, f16
-// CHECK-NEXT: llvm.store %{{.*}}, %{{.*}} : f16, !llvm.ptr<3>
-// CHECK-COUNT-3: llvm.store %{{.*}}, %{{.*}} : f16, !llvm.ptr<3>
+// CHECK: llvm.store %{{.*}}, %{{.*}} {alignment = 8 : i64} : vector<4xf16>, !llvm.ptr<3>
 // CHECK-NEXT: nvvm.barrier0
 // CHECK: %[[A0:.*]] = llvm.load %{{.*}} : !llvm.ptr<3> -> f16
 // CHECK-NEXT: %[[AW:.*]] = llvm.fpext %[[A0]] : f16 to f32

@@ -261,3 +261,11 @@ func.func @convert_layout_shape(%a: tensor<16xf32>) {
   %c = tile.convert_layout %a : tensor<16xf32> -> tensor<32xf32>
   return
 }
+
+// -----
+
+func.func @dot_trans_b_inner(%a: tensor<16x32xf16>, %b: tensor<32x16xf16>, %c: tensor<16x16xf32>) {
+  // expected-error @+1 {{'tile.dot' op inner dimensions differ: [16, 32] x [32, 16] (b transposed)}}
+  %d = tile.dot %a, %b, %c {transB} : tensor<16x32xf16> * tensor<32x16xf16> -> tensor<16x16xf32>
+  return
+}

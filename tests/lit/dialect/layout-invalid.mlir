@@ -55,3 +55,17 @@ func.func @slice_dim(%a: tensor<16xf32, #tile.slice<dim = 1, parent = #tile.bloc
 func.func @slice_of_slice(%a: tensor<16xf32, #tile.slice<dim = 1, parent = #tile.slice<dim = 0, parent = #tile.blocked<sizePerThread = [1, 1], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1]>>>>) {
   return
 }
+
+// -----
+
+// expected-error @+1 {{mma layout is 2-D: warpsPerCTA needs 2 entries}}
+func.func @mma_rank(%a: tensor<16xf32, #tile.mma<warpsPerCTA = [4]>>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{mma layout extents must be powers of two}}
+func.func @mma_pow2(%a: tensor<16x16xf32, #tile.mma<warpsPerCTA = [1, 3]>>) {
+  return
+}

@@ -26,6 +26,9 @@ func.func @ops(%p: !tile.ptr<f32>, %n: i32) {
   %d = tile.dot %xt, %w, %acc : tensor<16x64xf32> * tensor<64x16xf32> -> tensor<16x16xf32>
   // CHECK: tile.convert_layout %{{.*}} : tensor<16x64xf32> -> tensor<16x64xf32, #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1]>>
   %c = tile.convert_layout %x : tensor<16x64xf32> -> tensor<16x64xf32, #blocked>
+  // CHECK: tile.dot %{{.*}}, %{{.*}}, %{{.*}} {transB} : tensor<16x64xf32> * tensor<16x64xf32> -> tensor<16x16xf32, #tile.mma<warpsPerCTA = [1, 4]>>
+  %accm = arith.constant dense<0.0> : tensor<16x16xf32, #tile.mma<warpsPerCTA = [1, 4]>>
+  %dt = tile.dot %xt, %x, %accm {transB} : tensor<16x64xf32> * tensor<16x64xf32> -> tensor<16x16xf32, #tile.mma<warpsPerCTA = [1, 4]>>
   // CHECK: tile.store
   tile.store %ptrs, %x, %m : tensor<16x64x!tile.ptr<f32>>, tensor<16x64xf32>, tensor<16x64xi1>
   return

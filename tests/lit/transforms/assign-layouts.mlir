@@ -6,6 +6,7 @@
 // The tile-gpu pipeline's canonicalizer then rebuilds cheap converted values
 // (ranges, splats, their arithmetic) in the layout their users want.
 // RUN: tile-opt %s -tile-gpu-pipeline | FileCheck %s --check-prefix=GPU
+// RUN: tile-opt %s -tile-assign-layouts=tensor-cores=false | FileCheck %s --check-prefix=FMA
 
 // CHECK: module attributes {tile.num_warps = 4 : i32}
 // W8: module attributes {tile.num_warps = 8 : i32}
@@ -57,11 +58,13 @@ func.func @one_d(%p: !tile.ptr<f32>, %n: i32) attributes {tile.kernel} {
 // CHECK-NEXT: %[[MXE:.*]] = tile.expand_dims %[[MX]] {axis = 1 : i32} : {{.*}} -> tensor<16x1xf32, #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1]>>
 // CHECK-NEXT: %[[MXB:.*]] = tile.broadcast %[[MXE]] : {{.*}} -> tensor<16x64xf32, #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1]>>
 // CHECK-NEXT: arith.subf %[[X]], %[[MXB]] : tensor<16x64xf32, #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1]>>
-// An elementwise op whose operands disagree converts to the operand that
-// already has the shape's default layout (here the constant).
+// An elementwise op whose operands disagree takes the layout of the operand
+// that is costlier to move: the reduction's, not the constant's.
 // CHECK: %[[ONES:.*]] = arith.constant dense<1.000000e+00> : tensor<16xf32, #tile.blocked<sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4]>>
-// CHECK-NEXT: %[[MXC:.*]] = tile.convert_layout %[[MX]] : tensor<16xf32, #tile.slice<{{.*}}>> -> tensor<16xf32, #tile.blocked<sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4]>>
-// CHECK-NEXT: arith.addf %[[MXC]], %[[ONES]] : tensor<16xf32, #tile.blocked<sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4]>>
+// CHECK-NEXT: %[[ONESC:.*]] = tile.convert_layout %[[ONES]] : {{.*}} -> tensor<16xf32, #tile.slice<dim = 1, {{.*}}>>
+// CHECK-NEXT: %[[W:.*]] = arith.addf %[[MX]], %[[ONESC]] : tensor<16xf32, #tile.slice<dim = 1, {{.*}}>>
+// The store converts its value to the pointers' layout.
+// CHECK: tile.convert_layout %[[W]] : tensor<16xf32, #tile.slice<{{.*}}>> -> tensor<16xf32, #tile.blocked<sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4]>>
 // GPU-LABEL: func.func @two_d
 // GPU-DAG: tile.make_range 0, 16 : tensor<16xi32, #tile.slice<dim = 1, parent = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1]>>>
 // GPU-DAG: tile.make_range 0, 64 : tensor<64xi32, #tile.slice<dim = 0, parent = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1]>>>
@@ -111,20 +114,20 @@ func.func @wide(%p: !tile.ptr<f32>) attributes {tile.kernel} {
   return
 }
 
-// Loop-carried values keep their init's layout: the yielded slice is
-// converted back. An scf.if takes its then-branch's layout; the else branch
-// converts.
+// Loop-carried values take the layout the body yields (the reduction's
+// slice); the init is converted once, before the loop. An scf.if takes its
+// then-branch's layout; the else branch converts.
 // CHECK-LABEL: func.func @control
 // CHECK: %[[INIT:.*]] = arith.constant dense<0.000000e+00> : tensor<32xf32, #tile.blocked<sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4]>>
-// CHECK: %[[FOR:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[INIT]]) -> (tensor<32xf32, #tile.blocked<sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4]>>)
-// CHECK-NEXT: %[[S:.*]] = tile.reduce sum {{.*}} {axis = 1 : i32} : tensor<32x32xf32, #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1]>> -> tensor<32xf32, #tile.slice<dim = 1, parent = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1]>>>
-// CHECK-NEXT: %[[SC:.*]] = tile.convert_layout %[[S]] : {{.*}} -> tensor<32xf32, #tile.blocked<sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4]>>
-// CHECK-NEXT: scf.yield %[[SC]] : tensor<32xf32, #tile.blocked<sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4]>>
-// CHECK: scf.if %arg2 -> (tensor<32xf32, #tile.blocked<sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4]>>) {
+// CHECK: %[[INITC:.*]] = tile.convert_layout %[[INIT]] : {{.*}} -> tensor<32xf32, #tile.slice<dim = 1, parent = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1]>>>
+// CHECK-NEXT: %[[FOR:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %[[INITC]]) -> (tensor<32xf32, #tile.slice<dim = 1, parent = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1]>>>)
+// CHECK: %[[S:.*]] = tile.reduce sum {{.*}} {axis = 1 : i32} : tensor<32x32xf32, #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1]>> -> tensor<32xf32, #tile.slice<dim = 1, parent = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1]>>>
+// CHECK-NEXT: scf.yield %[[S]] : tensor<32xf32, #tile.slice<dim = 1, {{.*}}>>
+// CHECK: scf.if %arg2 -> (tensor<32xf32, #tile.slice<dim = 1, {{.*}}>>) {
 // CHECK-NEXT: scf.yield %[[FOR]]
 // CHECK-NEXT: } else {
 // CHECK-NEXT: %[[E:.*]] = tile.reduce sum {{.*}} {axis = 0 : i32} : {{.*}} -> tensor<32xf32, #tile.slice<dim = 0, parent = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1]>>>
-// CHECK-NEXT: %[[EC:.*]] = tile.convert_layout %[[E]] : {{.*}} -> tensor<32xf32, #tile.blocked<sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4]>>
+// CHECK-NEXT: %[[EC:.*]] = tile.convert_layout %[[E]] : {{.*}} -> tensor<32xf32, #tile.slice<dim = 1, {{.*}}>>
 // CHECK-NEXT: scf.yield %[[EC]]
 func.func @control(%p: !tile.ptr<f32>, %n: i32, %c: i1) attributes {tile.kernel} {
   %c0 = arith.constant 0 : i32
@@ -148,16 +151,19 @@ func.func @control(%p: !tile.ptr<f32>, %n: i32, %c: i1) attributes {tile.kernel}
   return
 }
 
-// dot: the accumulator and result take the default layout of [M, N]; the
-// operands keep theirs.
+// f16 dot: the accumulator and result take the tensor-core layout (one
+// 16-row instruction tile; warps along N, surplus warps replicate); the
+// operands keep theirs (the lowering stages them in shared memory).
 // CHECK-LABEL: func.func @dot
-// CHECK: %[[A:.*]] = tile.load {{.*}} -> tensor<16x32xf16, #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1]>>
-// CHECK: %[[B:.*]] = tile.load {{.*}} -> tensor<32x16xf16, #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1]>>
-// CHECK: %[[ACC:.*]] = arith.constant dense<0.000000e+00> : tensor<16x16xf32, #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1]>>
-// CHECK-NEXT: %[[D:.*]] = tile.dot %[[A]], %[[B]], %[[ACC]] : {{.*}} -> tensor<16x16xf32, #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1]>>
-// CHECK-NEXT: tile.dot %[[A]], %[[B]], %[[D]]
+// 16-byte vectors of f16 per thread (8 elements) along the contiguous dim.
+// CHECK: %[[A:.*]] = tile.load {{.*}} -> tensor<16x32xf16, #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1]>>
+// CHECK: %[[B:.*]] = tile.load {{.*}} -> tensor<32x16xf16, #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [16, 2], warpsPerCTA = [4, 1]>>
+// CHECK: %[[ACC:.*]] = arith.constant dense<0.000000e+00> : tensor<16x16xf32, #tile.blocked<{{.*}}>>
+// CHECK-NEXT: %[[ACCC:.*]] = tile.convert_layout %[[ACC]] : {{.*}} -> tensor<16x16xf32, #tile.mma<warpsPerCTA = [1, 4]>>
+// CHECK-NEXT: %[[D:.*]] = tile.dot %[[A]], %[[B]], %[[ACCC]] : {{.*}} -> tensor<16x16xf32, #tile.mma<warpsPerCTA = [1, 4]>>
+// CHECK-NEXT: tile.dot %[[A]], %[[B]], %[[D]] : {{.*}} -> tensor<16x16xf32, #tile.mma<warpsPerCTA = [1, 4]>>
 // W8-LABEL: func.func @dot
-// W8: tile.dot {{.*}} -> tensor<16x16xf32, #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [8, 1]>>
+// W8: tile.dot {{.*}} -> tensor<16x16xf32, #tile.mma<warpsPerCTA = [1, 8]>>
 func.func @dot(%pa: !tile.ptr<f16>, %pb: !tile.ptr<f16>, %pc: !tile.ptr<f32>) attributes {tile.kernel} {
   %sa = tile.splat %pa : tensor<16x32x!tile.ptr<f16>>
   %a = tile.load %sa : (tensor<16x32x!tile.ptr<f16>>) -> tensor<16x32xf16>
@@ -168,5 +174,69 @@ func.func @dot(%pa: !tile.ptr<f16>, %pb: !tile.ptr<f16>, %pc: !tile.ptr<f32>) at
   %e = tile.dot %a, %b, %d : tensor<16x32xf16> * tensor<32x16xf16> -> tensor<16x16xf32>
   %sc = tile.splat %pc : tensor<16x16x!tile.ptr<f32>>
   tile.store %sc, %e : tensor<16x16x!tile.ptr<f32>>, tensor<16x16xf32>
+  return
+}
+
+// An f32 dot has no tensor-core path here: default blocked layout (FMA).
+// With tensor-cores=false, f16 dots take it too.
+// CHECK-LABEL: func.func @dot_f32
+// CHECK: tile.dot {{.*}} -> tensor<16x16xf32, #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [4, 1]>>
+// FMA-LABEL: func.func @dot
+// FMA: tile.dot {{.*}} -> tensor<16x16xf32, #tile.blocked<
+// FMA-NOT: #tile.mma
+func.func @dot_f32(%pa: !tile.ptr<f32>, %pc: !tile.ptr<f32>) attributes {tile.kernel} {
+  %sa = tile.splat %pa : tensor<16x16x!tile.ptr<f32>>
+  %a = tile.load %sa : (tensor<16x16x!tile.ptr<f32>>) -> tensor<16x16xf32>
+  %acc = arith.constant dense<0.0> : tensor<16x16xf32>
+  %d = tile.dot %a, %a, %acc : tensor<16x16xf32> * tensor<16x16xf32> -> tensor<16x16xf32>
+  %sc = tile.splat %pc : tensor<16x16x!tile.ptr<f32>>
+  tile.store %sc, %d : tensor<16x16x!tile.ptr<f32>>, tensor<16x16xf32>
+  return
+}
+
+// A loop-carried accumulator starts in the dot's layout, and the rescaling of
+// an online softmax (acc * alpha[:, None], alpha from a row reduction of the
+// scores) happens there too: after canonicalization the loop moves nothing
+// but the transposed-b operand through the dot's own staging.
+// GPU-LABEL: func.func @attention_loop
+// GPU: scf.for {{.*}} -> (tensor<16x64xf32, #tile.mma<warpsPerCTA = [1, 4]>>, tensor<16xf32, #tile.slice<dim = 1, parent = #tile.mma<warpsPerCTA = [1, 4]>>>)
+// GPU-NOT: tile.convert_layout
+// GPU: tile.dot {{.*}} {transB} : {{.*}} -> tensor<16x32xf32, #tile.mma<warpsPerCTA = [1, 4]>>
+// GPU-NOT: tile.convert_layout
+// GPU: tile.reduce max {{.*}} -> tensor<16xf32, #tile.slice<dim = 1, parent = #tile.mma<warpsPerCTA = [1, 4]>>>
+// GPU-NOT: tile.convert_layout
+// GPU: tile.broadcast {{.*}} -> tensor<16x64xf32, #tile.mma<warpsPerCTA = [1, 4]>>
+// GPU-NOT: tile.convert_layout
+// GPU: tile.dot {{.*}} -> tensor<16x64xf32, #tile.mma<warpsPerCTA = [1, 4]>>
+// GPU-NEXT: scf.yield
+func.func @attention_loop(%pq: !tile.ptr<bf16>, %pk: !tile.ptr<bf16>, %po: !tile.ptr<f32>, %n: i32) attributes {tile.kernel} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %sq = tile.splat %pq : tensor<16x64x!tile.ptr<bf16>>
+  %q = tile.load %sq : (tensor<16x64x!tile.ptr<bf16>>) -> tensor<16x64xbf16>
+  %sk = tile.splat %pk : tensor<32x64x!tile.ptr<bf16>>
+  %acc0 = arith.constant dense<0.0> : tensor<16x64xf32>
+  %m0 = arith.constant dense<0xFF800000> : tensor<16xf32>
+  %zs = arith.constant dense<0.0> : tensor<16x32xf32>
+  %res:2 = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %acc0, %m = %m0) -> (tensor<16x64xf32>, tensor<16xf32>) : i32 {
+    %k = tile.load %sk : (tensor<32x64x!tile.ptr<bf16>>) -> tensor<32x64xbf16>
+    %s = tile.dot %q, %k, %zs {transB} : tensor<16x64xbf16> * tensor<32x64xbf16> -> tensor<16x32xf32>
+    %rm = tile.reduce max %s {axis = 1 : i32} : tensor<16x32xf32> -> tensor<16xf32>
+    %mn = arith.maximumf %m, %rm : tensor<16xf32>
+    %d = arith.subf %m, %mn : tensor<16xf32>
+    %alpha = math.exp2 %d : tensor<16xf32>
+    %ae = tile.expand_dims %alpha {axis = 1 : i32} : tensor<16xf32> -> tensor<16x1xf32>
+    %ab = tile.broadcast %ae : tensor<16x1xf32> -> tensor<16x64xf32>
+    %scaled = arith.mulf %acc, %ab : tensor<16x64xf32>
+    %me = tile.expand_dims %mn {axis = 1 : i32} : tensor<16xf32> -> tensor<16x1xf32>
+    %mb = tile.broadcast %me : tensor<16x1xf32> -> tensor<16x32xf32>
+    %sd = arith.subf %s, %mb : tensor<16x32xf32>
+    %p = math.exp2 %sd : tensor<16x32xf32>
+    %pt = arith.truncf %p : tensor<16x32xf32> to tensor<16x32xbf16>
+    %next = tile.dot %pt, %k, %scaled : tensor<16x32xbf16> * tensor<32x64xbf16> -> tensor<16x64xf32>
+    scf.yield %next, %mn : tensor<16x64xf32>, tensor<16xf32>
+  }
+  %so = tile.splat %po : tensor<16x64x!tile.ptr<f32>>
+  tile.store %so, %res#0 : tensor<16x64x!tile.ptr<f32>>, tensor<16x64xf32>
   return
 }

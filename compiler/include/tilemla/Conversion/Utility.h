@@ -93,6 +93,19 @@ Value sharedElementPtr(OpBuilder &builder, Location loc, Value base,
 unsigned getSharedElementBytes(Type elemType);
 /// Scratch bytes the op needs while it runs, 0 if none.
 unsigned getScratchBytes(Operation *op);
+/// Writes a 2-D tensor's registers into shared memory at `base`, row-major
+/// with `rowStride` elements per row; contiguous register runs are stored as
+/// vectors of up to 16 bytes.
+void stageRowMajor(OpBuilder &builder, Location loc, RankedTensorType type,
+                   ArrayRef<Value> values, Value base, int64_t rowStride,
+                   Value lane, Value warp);
+
+//===--------------------------------------------------------------------===//
+// Tensor cores
+//===--------------------------------------------------------------------===//
+
+/// Shared memory the mma.sync lowering stages both operands in.
+unsigned getMmaDotScratchBytes(DotOp op);
 
 //===--------------------------------------------------------------------===//
 // Patterns, one op family per file
@@ -117,6 +130,9 @@ void populateConvertLayoutOpToLLVMPatterns(TileLLVMTypeConverter &converter,
 void populateDotOpToLLVMPatterns(TileLLVMTypeConverter &converter,
                                  const TargetInfo &target,
                                  RewritePatternSet &patterns);
+void populateMmaDotOpToLLVMPatterns(TileLLVMTypeConverter &converter,
+                                    const TargetInfo &target,
+                                    RewritePatternSet &patterns);
 /// Scalar math (exp, log, ...) on NVPTX's approximate special functions.
 void populateMathToNVVMPatterns(LLVMTypeConverter &converter,
                                 RewritePatternSet &patterns);

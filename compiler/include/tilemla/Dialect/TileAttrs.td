@@ -83,4 +83,30 @@ def Tile_SliceEncodingAttr : AttrDef<Tile_Dialect, "SliceEncoding",
   let genVerifyDecl = 1;
 }
 
+def Tile_MmaEncodingAttr : AttrDef<Tile_Dialect, "MmaEncoding",
+    [DeclareAttrInterfaceMethods<Tile_DistributedLayout>]> {
+  let mnemonic = "mma";
+  let summary = "accumulator layout of the m16n8k16 tensor-core instruction";
+  let description = [{
+    The layout of a `dot` accumulator computed with `mma.sync.m16n8k16`:
+    within a warp, lane l holds columns 2(l % 4) and 2(l % 4) + 1 of row
+    l / 4, as the instruction's D fragment does; `warpsPerCTA` warps tile the
+    rows and columns, and the pattern repeats. As a register map this is the
+    blocked layout sizePerThread = [1, 2], threadsPerWarp = [8, 4],
+    warpsPerCTA = `warpsPerCTA` (getBlockedEquivalent), so every op lowers on
+    it as on a blocked layout. The instruction's row pairs (r, r + 8) are the
+    layout's register rows 2i and 2i + 1; which physical rows those are does
+    not matter to mma.sync, only that A's fragments use the same rows.
+  }];
+  let parameters = (ins ArrayRefParameter<"unsigned">:$warpsPerCTA);
+  let assemblyFormat = "`<` `warpsPerCTA` `=` `[` $warpsPerCTA `]` `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// The same register map as a blocked layout.
+    BlockedEncodingAttr getBlockedEquivalent() const;
+    /// Rows and columns of one warp's instruction tile (16 x 8).
+    static constexpr unsigned kInstrM = 16, kInstrN = 8, kInstrK = 16;
+  }];
+}
+
 #endif

@@ -31,6 +31,12 @@ namespace mlir::tile {
 DistributedLayoutAttr getLayout(Type type);
 /// Registers per thread for a tensor type that carries a layout.
 unsigned getTotalElemsPerThread(Type type);
+/// True when `op` can run on mma.sync.m16n8k16 with accumulator layout `mma`:
+/// f16/bf16 operands and whole instruction tiles per warp.
+bool isMmaCompatibleDot(DotOp op, MmaEncodingAttr mma);
+/// The tensor-core accumulator layout for `op` with `numWarps` warps, or null
+/// when the dot does not fit the instruction.
+MmaEncodingAttr getMmaLayoutForDot(DotOp op, unsigned numWarps);
 } // namespace mlir::tile
 
 #endif

@@ -126,8 +126,13 @@ def Tile_StoreOp : Tile_Op<"store", [MemoryEffects<[MemWrite]>]> {
 
 def Tile_DotOp : Tile_Op<"dot", [Pure, AllTypesMatch<["acc", "result"]>]> {
   let summary = "matrix product with accumulation: a[M,K] x b[K,N] + acc[M,N]";
+  let description = [{
+    With `transB`, b holds the transposed operand, [N, K], and the product is
+    a x transpose(b): rows of b that are contiguous in memory (keys of an
+    attention score) feed the instruction without a transposing copy.
+  }];
   let arguments = (ins Tile_FloatTensor:$a, Tile_FloatTensor:$b,
-                       RankedTensorOf<[F32]>:$acc);
+                       RankedTensorOf<[F32]>:$acc, UnitAttr:$transB);
   let results = (outs RankedTensorOf<[F32]>:$result);
   let assemblyFormat = [{
     $a `,` $b `,` $acc attr-dict `:` type($a) `*` type($b) `->` type($result)

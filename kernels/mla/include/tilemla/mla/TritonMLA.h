@@ -97,7 +97,8 @@ enum class LseDType { F32, Query };
 
 struct TritonMLAOptions {
   /// The largest batch forward_decode accepts; sizes the f32 workspace
-  /// [maxBatch, H, workspaceSplits, R + 1], allocated once.
+  /// (partial outputs [maxBatch, H, workspaceSplits, R] and their
+  /// log-sum-exps [maxBatch, H, workspaceSplits]), allocated once.
   int64_t maxBatch = 256;
   SplitPolicy splitPolicy = SplitPolicy::Fixed4;
   LseDType lseDtype = LseDType::F32;
@@ -131,7 +132,7 @@ class TILEMLA_API TritonMLAImpl {
 public:
   static constexpr bool can_return_lse_for_decode = true;
   static constexpr int kHeadBlock = 16;  ///< heads per stage-1 program
-  static constexpr int kTokenBlock = 16; ///< tokens per stage-1 step
+  static constexpr int kTokenBlock = 32; ///< tokens per stage-1 step
 
   /// The seed's constructor. Throws tilemla::Error with the seed's messages
   /// for what it refuses: alibi_slopes, sliding_window or logits_soft_cap
@@ -194,6 +195,11 @@ private:
   };
   const Kernels &kernelsFor(int64_t pageSize, int splits, DType dtype,
                             DType lseDtype);
+  /// Byte offset of the log-sum-exps in the workspace (16-byte aligned).
+  size_t wsLseOffset() const {
+    return size_t(opts.maxBatch) * size_t(heads) * size_t(wsSplits) *
+           size_t(rank) * sizeof(float);
+  }
 
   int64_t heads, rank, rope;
   double softmaxScale;

@@ -1,0 +1,236 @@
+//===- MmaDotOpToLLVM.cpp - dot on the tensor cores (mma.sync) ------------===//
+//
+// f16/bf16 dots whose accumulator carries the #tile.mma layout run on
+// mma.sync.m16n8k16 (sm_80 and later). Both operands are staged in shared
+// memory, row-major with rows padded by 16 bytes so that the eight 16-byte
+// rows one ldmatrix phase reads fall into distinct bank groups; fragments
+// come back with ldmatrix (.trans for a [K, N] b, plain for a transposed
+// [N, K] b, whose rows are the instruction's "col" layout already).
+//
+// The accumulator's register rows 2t and 2t + 1 are the instruction tile's
+// row halves and each pair of register columns one 8-column tile (see
+// MmaEncodingAttr), so accumulators never move.
+//
+//===----------------------------------------------------------------------===//
+#include "tilemla/Conversion/Utility.h"
+
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+/// Padding added to every staged row: 8 b16 elements (16 bytes).
+constexpr int64_t kRowPad = 8;
+
+/// Where one warp's fragments sit in the staged operands.
+struct WarpTiles {
+  int64_t m, n, k;       // dot shape
+  int64_t wm, wn;        // warps along M and N
+  int64_t mTiles, nTiles; // instruction tiles per warp along M and N
+  Value row0, col0;      // first row / column the warp owns
+};
+
+Value add(OpBuilder &b, Location loc, Value x, int64_t c) {
+  return LLVM::AddOp::create(b, loc, x, i32Constant(b, loc, c));
+}
+Value add(OpBuilder &b, Location loc, Value x, Value y) {
+  return LLVM::AddOp::create(b, loc, x, y);
+}
+Value mul(OpBuilder &b, Location loc, Value x, int64_t c) {
+  return LLVM::MulOp::create(b, loc, x, i32Constant(b, loc, c));
+}
+
+/// ldmatrix of `count` 8x8 b16 matrices; lane l gives the address of row
+/// l % 8 of matrix l / 8. Returns one i32 (two b16) per matrix.
+SmallVector<Value> loadMatrices(OpBuilder &b, Location loc, Value address,
+                                int count, bool transposed) {
+  MLIRContext *ctx = b.getContext();
+  Type i32 = b.getI32Type();
+  Type result = count == 1 ? i32
+                           : LLVM::LLVMStructType::getLiteral(
+                                 ctx, SmallVector<Type>(count, i32));
+  Value loaded = NVVM::LdMatrixOp::create(
+      b, loc, result, address, b.getI32IntegerAttr(count),
+      NVVM::MMALayoutAttr::get(ctx, transposed ? NVVM::MMALayout::col
+                                               : NVVM::MMALayout::row),
+      NVVM::LdStMatrixShapeAttr::get(ctx, 8, 8),
+      NVVM::LdStMatrixEltTypeAttr::get(ctx, NVVM::LdStMatrixEltType::B16));
+  return unpackStruct(b, loc, loaded);
+}
+
+struct MmaDotOpConversion : OpConversionPattern<DotOp> {
+  MmaDotOpConversion(TypeConverter &converter, MLIRContext *context,
+                     const TargetInfo &target)
+      : OpConversionPattern(converter, context, /*benefit=*/2),
+        target(target) {}
+
+  LogicalResult
+  matchAndRewrite(DotOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType aType = op.getA().getType(), bType = op.getB().getType(),
+                     accType = op.getType();
+    auto mma = dyn_cast_or_null<MmaEncodingAttr>(accType.getEncoding());
+    if (!mma || !isMmaCompatibleDot(op, mma))
+      return rewriter.notifyMatchFailure(op, "not an mma.sync dot");
+    if (!getLayout(aType) || !getLayout(bType))
+      return rewriter.notifyMatchFailure(op, "operands need layouts");
+    Location loc = op.getLoc();
+    bool transB = op.getTransB();
+    WarpTiles tiles;
+    tiles.m = aType.getDimSize(0);
+    tiles.k = aType.getDimSize(1);
+    tiles.n = accType.getDimSize(1);
+    tiles.wm = mma.getWarpsPerCTA()[0];
+    tiles.wn = mma.getWarpsPerCTA()[1];
+    tiles.mTiles = tiles.m / (16 * tiles.wm);
+    tiles.nTiles = std::max<int64_t>(1, tiles.n / (8 * tiles.wn));
+
+    auto [lane, warp] = getLaneAndWarp(rewriter, loc);
+    // Warps are numbered along N fastest (row-major, as blocked layouts);
+    // surplus warps wrap around and compute replicas.
+    Value wn = i32Constant(rewriter, loc, tiles.wn);
+    Value warpN = LLVM::URemOp::create(rewriter, loc, warp, wn);
+    Value warpM = LLVM::URemOp::create(
+        rewriter, loc, LLVM::UDivOp::create(rewriter, loc, warp, wn),
+        i32Constant(rewriter, loc, tiles.wm));
+    auto wrap = [&](Value v, int64_t size) {
+      return LLVM::AndOp::create(rewriter, loc, v,
+                                 i32Constant(rewriter, loc, size - 1));
+    };
+    tiles.row0 = wrap(mul(rewriter, loc, warpM, 8), tiles.m);
+    tiles.col0 = wrap(mul(rewriter, loc, warpN, 8), tiles.n);
+
+    // Stage both operands, row-major with padded rows.
+    Value shared = getSharedBase(rewriter, loc, op);
+    int64_t aStride = tiles.k + kRowPad;
+    int64_t bStride = (transB ? tiles.k : tiles.n) + kRowPad;
+    Type inType = getTypeConverter()->convertType(aType.getElementType());
+    Value bShared = sharedElementPtr(rewriter, loc, shared, inType,
+                                     i32Constant(rewriter, loc,
+                                                 tiles.m * aStride));
+    target.barrier(rewriter, loc);
+    stageRowMajor(rewriter, loc, aType,
+                  unpackStruct(rewriter, loc, adaptor.getA()), shared,
+                  aStride, lane, warp);
+    stageRowMajor(rewriter, loc, bType,
+                  unpackStruct(rewriter, loc, adaptor.getB()), bShared,
+                  bStride, lane, warp);
+    target.barrier(rewriter, loc);
+
+    SmallVector<Value> acc = unpackStruct(rewriter, loc, adaptor.getAcc());
+    int64_t accCols = 2 * tiles.nTiles;
+    Value laneRow = LLVM::AndOp::create(rewriter, loc, lane,
+                                        i32Constant(rewriter, loc, 7));
+    Value matrix = LLVM::LShrOp::create(rewriter, loc, lane,
+                                        i32Constant(rewriter, loc, 3));
+    Value matrixLow = LLVM::AndOp::create(rewriter, loc, matrix,
+                                          i32Constant(rewriter, loc, 1));
+    Value matrixHigh = LLVM::LShrOp::create(rewriter, loc, matrix,
+                                            i32Constant(rewriter, loc, 1));
+    bool isBF16 = aType.getElementType().isBF16();
+    Type fragType = isBF16 ? Type(rewriter.getI32Type())
+                           : Type(VectorType::get(2, rewriter.getF16Type()));
+    auto asFragment = [&](Value word) -> Value {
+      return isBF16 ? word
+                    : LLVM::BitcastOp::create(rewriter, loc, fragType, word);
+    };
+    Type f32 = rewriter.getF32Type();
+    Type accStruct = LLVM::LLVMStructType::getLiteral(
+        rewriter.getContext(), SmallVector<Type>(4, f32));
+    NVVM::MMATypes ptxType =
+        isBF16 ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
+
+    for (int64_t kk = 0; kk < tiles.k / 16; ++kk) {
+      // A fragments of this k step: matrix j holds row half j % 2 and k half
+      // j / 2 of instruction tile t (a0a1, a2a3, a4a5, a6a7).
+      SmallVector<SmallVector<Value>> aFrags;
+      for (int64_t t = 0; t < tiles.mTiles; ++t) {
+        Value row = add(rewriter, loc, add(rewriter, loc, tiles.row0, laneRow),
+                        mul(rewriter, loc, matrixLow, 8 * tiles.wm));
+        row = add(rewriter, loc, row, 2 * t * 8 * tiles.wm);
+        Value col = add(rewriter, loc, mul(rewriter, loc, matrixHigh, 8),
+                        kk * 16);
+        Value index = add(rewriter, loc, mul(rewriter, loc, row, aStride), col);
+        aFrags.push_back(loadMatrices(
+            rewriter, loc, sharedElementPtr(rewriter, loc, shared, inType, index),
+            4, /*transposed=*/false));
+      }
+      // B fragments: matrix j holds k half j % 2 of n tile c + j / 2.
+      SmallVector<SmallVector<Value>> bFrags;
+      for (int64_t c = 0; c < tiles.nTiles; c += 2) {
+        int count = c + 1 < tiles.nTiles ? 4 : 2;
+        Value nTile = count == 4 ? matrixHigh : i32Constant(rewriter, loc, 0);
+        Value n = add(rewriter, loc, tiles.col0,
+                      mul(rewriter, loc, nTile, 8 * tiles.wn));
+        n = add(rewriter, loc, n, c * 8 * tiles.wn);
+        Value kRow = add(rewriter, loc, mul(rewriter, loc, matrixLow, 8),
+                         kk * 16);
+        Value index;
+        if (transB) // b is [N, K]: rows are n, 8 contiguous k per row.
+          index = add(rewriter, loc,
+                      mul(rewriter, loc, add(rewriter, loc, n, laneRow),
+                          bStride),
+                      kRow);
+        else // b is [K, N]: rows are k, 8 contiguous n per row.
+          index = add(rewriter, loc,
+                      mul(rewriter, loc, add(rewriter, loc, kRow, laneRow),
+                          bStride),
+                      n);
+        SmallVector<Value> words = loadMatrices(
+            rewriter, loc,
+            sharedElementPtr(rewriter, loc, bShared, inType, index), count,
+            /*transposed=*/!transB);
+        bFrags.push_back({words[0], words[1]});
+        if (count == 4)
+          bFrags.push_back({words[2], words[3]});
+      }
+      for (int64_t t = 0; t < tiles.mTiles; ++t) {
+        SmallVector<Value> a;
+        for (Value word : aFrags[t])
+          a.push_back(asFragment(word));
+        for (int64_t c = 0; c < tiles.nTiles; ++c) {
+          SmallVector<Value> b = {asFragment(bFrags[c][0]),
+                                  asFragment(bFrags[c][1])};
+          int64_t top = 2 * t * accCols + 2 * c, bottom = top + accCols;
+          SmallVector<Value> d = {acc[top], acc[top + 1], acc[bottom],
+                                  acc[bottom + 1]};
+          Value result = NVVM::MmaOp::create(
+              rewriter, loc, accStruct, a, b, d, {16, 8, 16},
+              /*b1Op=*/std::nullopt, /*intOverflow=*/std::nullopt,
+              std::array<NVVM::MMATypes, 2>{ptxType, ptxType},
+              std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                             NVVM::MMALayout::col});
+          SmallVector<Value> out = unpackStruct(rewriter, loc, result);
+          acc[top] = out[0];
+          acc[top + 1] = out[1];
+          acc[bottom] = out[2];
+          acc[bottom + 1] = out[3];
+        }
+      }
+    }
+    rewriter.replaceOp(op, packStruct(rewriter, loc,
+                                      getTypeConverter()->convertType(accType),
+                                      acc));
+    return success();
+  }
+
+private:
+  const TargetInfo &target;
+};
+} // namespace
+
+unsigned mlir::tile::getMmaDotScratchBytes(DotOp op) {
+  RankedTensorType aType = op.getA().getType(), accType = op.getType();
+  int64_t m = accType.getDimSize(0), n = accType.getDimSize(1),
+          k = aType.getDimSize(1);
+  unsigned bytes = getSharedElementBytes(aType.getElementType());
+  int64_t bRows = op.getTransB() ? n : k, bCols = op.getTransB() ? k : n;
+  return unsigned((m * (k + kRowPad) + bRows * (bCols + kRowPad)) * bytes);
+}
+
+void mlir::tile::populateMmaDotOpToLLVMPatterns(
+    TileLLVMTypeConverter &converter, const TargetInfo &target,
+    RewritePatternSet &patterns) {
+  patterns.add<MmaDotOpConversion>(converter, patterns.getContext(), target);
+}
