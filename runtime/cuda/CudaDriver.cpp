@@ -56,6 +56,18 @@ LoadedDriver loadDriver() {
   bind(library, "cuMemcpyDtoH_v2", api.cuMemcpyDtoH, error);
   bind(library, "cuMemsetD8_v2", api.cuMemsetD8, error);
   bind(library, "cuStreamSynchronize", api.cuStreamSynchronize, error);
+  bind(library, "cuDeviceGetName", api.cuDeviceGetName, error);
+  bind(library, "cuDeviceTotalMem_v2", api.cuDeviceTotalMem, error);
+  bind(library, "cuMemGetInfo_v2", api.cuMemGetInfo, error);
+  bind(library, "cuMemsetD8Async", api.cuMemsetD8Async, error);
+  bind(library, "cuMemcpyDtoDAsync_v2", api.cuMemcpyDtoDAsync, error);
+  bind(library, "cuEventCreate", api.cuEventCreate, error);
+  bind(library, "cuEventDestroy_v2", api.cuEventDestroy, error);
+  bind(library, "cuEventRecord", api.cuEventRecord, error);
+  bind(library, "cuEventSynchronize", api.cuEventSynchronize, error);
+  std::string noV2; // older drivers export only cuEventElapsedTime
+  if (!bind(library, "cuEventElapsedTime_v2", api.cuEventElapsedTime, noV2))
+    bind(library, "cuEventElapsedTime", api.cuEventElapsedTime, error);
   if (!error.empty())
     return loaded;
   CUresult init = api.cuInit(0);

@@ -61,6 +61,48 @@ void DeviceBuffer::fill(unsigned char byte) {
     TILEMLA_CU(cuMemsetD8, "fill", address, byte, bytes);
 }
 
+void DeviceBuffer::fillAsync(unsigned char byte, StreamHandle stream,
+                             size_t offset, size_t count) {
+  if (offset > bytes)
+    throw Error(fmt::format("fill at offset {} is past the {}-byte buffer",
+                            offset, bytes));
+  if (count == npos)
+    count = bytes - offset;
+  checkRange(count, bytes - offset, "fill");
+  if (isInterpreterMode())
+    std::memset(static_cast<char *>(data()) + offset, byte, count);
+  else if (count)
+    TILEMLA_CU(cuMemsetD8Async, "fillAsync", address + offset, byte, count,
+               static_cast<CUstream>(stream));
+}
+
+void DeviceBuffer::copyFromAsync(const DeviceBuffer &source, size_t count,
+                                 StreamHandle stream, size_t offset,
+                                 size_t sourceOffset) {
+  if (offset > bytes || sourceOffset > source.bytes)
+    throw Error(fmt::format("copy at offsets {} <- {} is past the {}- and "
+                            "{}-byte buffers",
+                            offset, sourceOffset, bytes, source.bytes));
+  checkRange(count, bytes - offset, "copy into");
+  checkRange(count, source.bytes - sourceOffset, "copy from");
+  if (isInterpreterMode())
+    std::memmove(static_cast<char *>(data()) + offset,
+                 static_cast<const char *>(source.data()) + sourceOffset,
+                 count);
+  else if (count)
+    TILEMLA_CU(cuMemcpyDtoDAsync, "copyFromAsync", address + offset,
+               source.address + sourceOffset, count,
+               static_cast<CUstream>(stream));
+}
+
+void synchronizeStream(StreamHandle stream) {
+  if (isInterpreterMode())
+    return;
+  currentContext();
+  TILEMLA_CU(cuStreamSynchronize, "synchronizeStream",
+             static_cast<CUstream>(stream));
+}
+
 void synchronize() {
   if (isInterpreterMode())
     return; // interpreted launches finish before they return

@@ -28,6 +28,24 @@ TEST(RuntimeTest, LaunchWithoutADriverIsAClearError) {
   }
 }
 
+TEST(RuntimeTest, TimingWithoutADriverIsAClearError) {
+  if (isGpuAvailable() || isInterpreterMode())
+    GTEST_SKIP() << "a GPU (or the interpreter) is present";
+  for (auto attempt : {+[] { GpuEvent event; }, +[] { deviceInfo(); },
+                       +[] { synchronizeStream(nullptr); }}) {
+    try {
+      attempt();
+      FAIL() << "a driver call without a driver did not throw";
+    } catch (const Error &error) {
+      std::string message = error.what();
+      EXPECT_TRUE(message.find("CUDA driver") != std::string::npos ||
+                  message.find("cuInit") != std::string::npos ||
+                  message.find("cuDeviceGet") != std::string::npos)
+          << message;
+    }
+  }
+}
+
 TEST(RuntimeTest, UnknownEmbeddedKernelListsTheKnownOnes) {
   try {
     Kernel::fromEmbedded("examples/nope");

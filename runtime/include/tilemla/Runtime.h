@@ -139,6 +139,21 @@ public:
   void download(void *host, size_t count) const;
   void fill(unsigned char byte);
 
+  /// Stream-ordered (cuMemsetD8Async): sets `count` bytes from `offset` to
+  /// `byte` on `stream` (count = npos: to the end of the buffer). Returns at
+  /// once; the host is not synchronized.
+  void fillAsync(unsigned char byte, StreamHandle stream = nullptr,
+                 size_t offset = 0, size_t count = npos);
+  /// Stream-ordered device-to-device copy (cuMemcpyDtoDAsync) of `count`
+  /// bytes from `source` at `sourceOffset` to this buffer at `offset`, on
+  /// `stream`. Both ranges must lie inside their buffers; the host is not
+  /// synchronized.
+  void copyFromAsync(const DeviceBuffer &source, size_t count,
+                     StreamHandle stream = nullptr, size_t offset = 0,
+                     size_t sourceOffset = 0);
+
+  static constexpr size_t npos = ~size_t(0);
+
 private:
   unsigned long long address = 0;
   size_t bytes = 0;
@@ -146,6 +161,57 @@ private:
 
 /// Waits for all work in the current context (tests and benchmarks only).
 TILEMLA_API void synchronize();
+/// Waits for the work queued on `stream` (null: the legacy default stream).
+TILEMLA_API void synchronizeStream(StreamHandle stream);
+
+/// A CUDA event (cuEventCreate, with timing) for measuring stream-ordered
+/// work on the GPU, e.g.
+///
+///   GpuEvent start, stop;
+///   start.record(stream);
+///   kernel.launch(grid, args, stream);
+///   stop.record(stream);
+///   stop.synchronize();
+///   float ms = GpuEvent::elapsedMs(start, stop);
+///
+/// Creating one needs the CUDA driver (tilemla::Error without one). With
+/// TILEMLA_INTERPRET=1, where every launch, copy and fill has finished when
+/// it returns, an event records the host's steady clock instead.
+class TILEMLA_API GpuEvent {
+public:
+  GpuEvent();
+  ~GpuEvent();
+  GpuEvent(const GpuEvent &) = delete;
+  GpuEvent &operator=(const GpuEvent &) = delete;
+  GpuEvent(GpuEvent &&other) noexcept;
+  GpuEvent &operator=(GpuEvent &&other) noexcept;
+
+  /// Captures the work queued on `stream` so far (cuEventRecord).
+  void record(StreamHandle stream = nullptr);
+  /// Waits until the work captured by the last record() has finished.
+  void synchronize() const;
+  /// Milliseconds between two recorded, finished events (about 0.5 us
+  /// resolution on the GPU). Throws if either was never recorded.
+  static float elapsedMs(const GpuEvent &start, const GpuEvent &end);
+
+private:
+  void *event = nullptr; ///< CUevent; null in interpreter mode
+  bool recorded = false;
+  int64_t hostNs = 0; ///< interpreter mode: steady clock at record()
+};
+
+/// The current device, as benchmarks report it.
+struct DeviceInfo {
+  std::string name;        ///< e.g. "NVIDIA H200"
+  std::string arch;        ///< the code target, e.g. "sm_90a"
+  int multiprocessors = 0; ///< SM count
+  size_t totalMemory = 0;  ///< bytes
+  size_t freeMemory = 0;   ///< bytes free in the current context now
+};
+/// Describes the current device (device 0's primary context unless the
+/// caller made another current). Throws tilemla::Error without a driver; in
+/// interpreter mode describes the host ("CPU interpreter", memory 0).
+TILEMLA_API DeviceInfo deviceInfo();
 } // namespace tilemla
 
 #endif

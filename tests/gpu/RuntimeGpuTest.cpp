@@ -1,0 +1,98 @@
+//===- RuntimeGpuTest.cpp - stream-ordered copies, fills and events -------===//
+//
+// DeviceBuffer::fillAsync / copyFromAsync, synchronizeStream, GpuEvent and
+// deviceInfo on the GPU; with TILEMLA_INTERPRET=1 on host buffers and the
+// host clock. Skipped when neither is available.
+//
+//===----------------------------------------------------------------------===//
+#include "tilemla/Runtime.h"
+
+#include <gtest/gtest.h>
+
+#include <numeric>
+#include <vector>
+
+using namespace tilemla;
+
+namespace {
+class RuntimeGpuTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    if (!isGpuAvailable() && !isInterpreterMode())
+      GTEST_SKIP() << "no CUDA GPU on this machine: GPU tests skipped "
+                      "(TILEMLA_INTERPRET=1 runs them in the interpreter)";
+  }
+};
+
+std::vector<unsigned char> download(const DeviceBuffer &buffer) {
+  synchronize();
+  std::vector<unsigned char> host(buffer.size());
+  buffer.download(host.data(), host.size());
+  return host;
+}
+
+TEST_F(RuntimeGpuTest, FillAsyncWritesTheRangeOnly) {
+  DeviceBuffer buffer(1000);
+  buffer.fill(0x11);
+  buffer.fillAsync(0x22, nullptr, 100, 300);
+  buffer.fillAsync(0x33, nullptr, 900); // to the end
+  synchronizeStream(nullptr);
+  std::vector<unsigned char> host = download(buffer);
+  for (size_t i = 0; i < host.size(); ++i) {
+    unsigned char want = i >= 900 ? 0x33 : i >= 100 && i < 400 ? 0x22 : 0x11;
+    ASSERT_EQ(host[i], want) << "byte " << i;
+  }
+  EXPECT_THROW(buffer.fillAsync(0, nullptr, 1001), Error);
+  EXPECT_THROW(buffer.fillAsync(0, nullptr, 500, 501), Error);
+  buffer.fillAsync(0, nullptr, 1000); // empty range at the end is fine
+}
+
+TEST_F(RuntimeGpuTest, CopyFromAsyncCopiesBetweenOffsets) {
+  std::vector<unsigned char> pattern(4096);
+  std::iota(pattern.begin(), pattern.end(), 0);
+  DeviceBuffer source(pattern.size()), target(3000);
+  source.upload(pattern.data(), pattern.size());
+  target.fill(0);
+  target.copyFromAsync(source, 1000, nullptr, 2000, 17);
+  target.copyFromAsync(source, 500); // offsets 0
+  std::vector<unsigned char> host = download(target);
+  for (size_t i = 0; i < host.size(); ++i) {
+    unsigned char want = i < 500                 ? pattern[i]
+                         : i >= 2000 && i < 3000 ? pattern[i - 2000 + 17]
+                                                 : 0;
+    ASSERT_EQ(host[i], want) << "byte " << i;
+  }
+  EXPECT_THROW(target.copyFromAsync(source, 1001, nullptr, 2000), Error);
+  EXPECT_THROW(target.copyFromAsync(source, 10, nullptr, 0, 4090), Error);
+  EXPECT_THROW(target.copyFromAsync(source, 0, nullptr, 3001), Error);
+}
+
+TEST_F(RuntimeGpuTest, EventsTimeStreamOrderedWork) {
+  DeviceBuffer big(size_t(64) << 20);
+  GpuEvent start, stop;
+  EXPECT_THROW(GpuEvent::elapsedMs(start, stop), Error); // never recorded
+  EXPECT_THROW(stop.synchronize(), Error);
+  start.record();
+  for (int i = 0; i < 4; ++i)
+    big.fillAsync(static_cast<unsigned char>(i));
+  stop.record();
+  stop.synchronize();
+  float ms = GpuEvent::elapsedMs(start, stop);
+  EXPECT_GT(ms, 0.0f);
+  EXPECT_LT(ms, 10000.0f);
+  // Moved-from events are empty; the moved-to one keeps its recording.
+  GpuEvent moved(std::move(stop));
+  EXPECT_EQ(GpuEvent::elapsedMs(start, moved), ms);
+  EXPECT_THROW(GpuEvent::elapsedMs(start, stop), Error);
+}
+
+TEST_F(RuntimeGpuTest, DeviceInfoDescribesTheDevice) {
+  DeviceInfo info = deviceInfo();
+  EXPECT_FALSE(info.name.empty());
+  EXPECT_GT(info.multiprocessors, 0);
+  if (!isInterpreterMode()) {
+    EXPECT_GT(info.totalMemory, size_t(0));
+    EXPECT_LE(info.freeMemory, info.totalMemory);
+  }
+}
+} // namespace
