@@ -11,16 +11,56 @@ using namespace mlir;
 using namespace mlir::tile;
 
 namespace {
+/// Marks dots that can read the b operand the previous tensor-core dot of the
+/// same block staged: nothing but a tensor-core dot writes the b region, and
+/// ops with regions may hold dots, so they end the chain.
+void markStagedOperandReuse(Block &block) {
+  DotOp previous;
+  for (Operation &op : block) {
+    for (Region &region : op.getRegions())
+      for (Block &inner : region)
+        markStagedOperandReuse(inner);
+    if (op.getNumRegions() != 0) {
+      bool hasDot = false;
+      op.walk([&](DotOp) { hasDot = true; });
+      if (hasDot)
+        previous = {};
+      continue;
+    }
+    auto dot = dyn_cast<DotOp>(op);
+    if (!dot || !isMmaDot(dot))
+      continue;
+    if (previous && previous.getB() == dot.getB())
+      dot->setAttr(kReuseStagedBAttr, UnitAttr::get(op.getContext()));
+    previous = dot;
+  }
+}
+
 struct AllocateSharedPass
     : mlir::tile::impl::TileAllocateSharedBase<AllocateSharedPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    unsigned bytes = 0;
-    module.walk(
-        [&](Operation *op) { bytes = std::max(bytes, getScratchBytes(op)); });
-    module->setAttr(kSharedBytesAttr,
-                    IntegerAttr::get(IntegerType::get(&getContext(), 32),
-                                     llvm::alignTo(bytes, 16)));
+    unsigned bytes = 0, dotOperandBytes = 0;
+    bool hasMmaDot = false;
+    module.walk([&](Operation *op) {
+      bytes = std::max(bytes, getScratchBytes(op));
+      if (auto dot = dyn_cast<DotOp>(op); dot && isMmaDot(dot)) {
+        hasMmaDot = true;
+        dotOperandBytes = std::max(dotOperandBytes, getMmaDotStagedBBytes(dot));
+      }
+    });
+    MLIRContext *context = &getContext();
+    Type i32 = IntegerType::get(context, 32);
+    bytes = llvm::alignTo(bytes, 16);
+    if (hasMmaDot) {
+      module->setAttr(kDotOperandOffsetAttr, IntegerAttr::get(i32, bytes));
+      bytes += llvm::alignTo(dotOperandBytes, 16);
+      module.walk([](func::FuncOp func) {
+        for (Block &block : func.getBody())
+          markStagedOperandReuse(block);
+      });
+    }
+    module->setAttr(kSharedBytesAttr, IntegerAttr::get(i32, bytes));
   }
 };
 } // namespace

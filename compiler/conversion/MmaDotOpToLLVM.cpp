@@ -15,6 +15,7 @@
 #include "tilemla/Conversion/Utility.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
 using namespace mlir::tile;
@@ -106,19 +107,25 @@ struct MmaDotOpConversion : OpConversionPattern<DotOp> {
     int64_t aStride = tiles.k + kRowPad;
     int64_t bStride = (transB ? tiles.k : tiles.n) + kRowPad;
     Type inType = getTypeConverter()->convertType(aType.getElementType());
-    Value bShared = sharedElementPtr(rewriter, loc, shared, inType,
-                                     i32Constant(rewriter, loc,
-                                                 tiles.m * aStride));
+    // b has its own region (see tile-allocate-shared); a dot marked
+    // reuse_staged_b finds it there already, written by the previous dot.
+    auto bOffset = op->getParentOfType<ModuleOp>()->getAttrOfType<IntegerAttr>(
+        kDotOperandOffsetAttr);
+    if (!bOffset)
+      return op.emitOpError("needs tile-allocate-shared to place its operands");
+    Value bShared = sharedElementPtr(
+        rewriter, loc, shared, rewriter.getI8Type(),
+        i32Constant(rewriter, loc, bOffset.getInt()));
     target.barrier(rewriter, loc);
     stageRowMajor(rewriter, loc, aType,
                   unpackStruct(rewriter, loc, adaptor.getA()), shared,
                   aStride, lane, warp);
-    stageRowMajor(rewriter, loc, bType,
-                  unpackStruct(rewriter, loc, adaptor.getB()), bShared,
-                  bStride, lane, warp);
+    if (!op->hasAttr(kReuseStagedBAttr))
+      stageRowMajor(rewriter, loc, bType,
+                    unpackStruct(rewriter, loc, adaptor.getB()), bShared,
+                    bStride, lane, warp);
     target.barrier(rewriter, loc);
 
-    SmallVector<Value> acc = unpackStruct(rewriter, loc, adaptor.getAcc());
     int64_t accCols = 2 * tiles.nTiles;
     Value laneRow = LLVM::AndOp::create(rewriter, loc, lane,
                                         i32Constant(rewriter, loc, 7));
@@ -131,84 +138,130 @@ struct MmaDotOpConversion : OpConversionPattern<DotOp> {
     bool isBF16 = aType.getElementType().isBF16();
     Type fragType = isBF16 ? Type(rewriter.getI32Type())
                            : Type(VectorType::get(2, rewriter.getF16Type()));
-    auto asFragment = [&](Value word) -> Value {
-      return isBF16 ? word
-                    : LLVM::BitcastOp::create(rewriter, loc, fragType, word);
-    };
     Type f32 = rewriter.getF32Type();
     Type accStruct = LLVM::LLVMStructType::getLiteral(
         rewriter.getContext(), SmallVector<Type>(4, f32));
     NVVM::MMATypes ptxType =
         isBF16 ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
 
-    for (int64_t kk = 0; kk < tiles.k / 16; ++kk) {
-      // A fragments of this k step: matrix j holds row half j % 2 and k half
-      // j / 2 of instruction tile t (a0a1, a2a3, a4a5, a6a7).
+    // One k step (16 deep) into one set of accumulators. `kStep` may be a
+    // loop variable.
+    auto emitKStep = [&](OpBuilder &b, Value kStep,
+                         SmallVector<Value> &acc) {
+      Value kOffset = mul(b, loc, kStep, 16);
+      // A fragments: matrix j holds row half j % 2 and k half j / 2 of
+      // instruction tile t (a0a1, a2a3, a4a5, a6a7).
       SmallVector<SmallVector<Value>> aFrags;
       for (int64_t t = 0; t < tiles.mTiles; ++t) {
-        Value row = add(rewriter, loc, add(rewriter, loc, tiles.row0, laneRow),
-                        mul(rewriter, loc, matrixLow, 8 * tiles.wm));
-        row = add(rewriter, loc, row, 2 * t * 8 * tiles.wm);
-        Value col = add(rewriter, loc, mul(rewriter, loc, matrixHigh, 8),
-                        kk * 16);
-        Value index = add(rewriter, loc, mul(rewriter, loc, row, aStride), col);
+        Value row = add(b, loc, add(b, loc, tiles.row0, laneRow),
+                        mul(b, loc, matrixLow, 8 * tiles.wm));
+        row = add(b, loc, row, 2 * t * 8 * tiles.wm);
+        Value col = add(b, loc, mul(b, loc, matrixHigh, 8), kOffset);
+        Value index = add(b, loc, mul(b, loc, row, aStride), col);
         aFrags.push_back(loadMatrices(
-            rewriter, loc, sharedElementPtr(rewriter, loc, shared, inType, index),
-            4, /*transposed=*/false));
+            b, loc, sharedElementPtr(b, loc, shared, inType, index), 4,
+            /*transposed=*/false));
       }
       // B fragments: matrix j holds k half j % 2 of n tile c + j / 2.
       SmallVector<SmallVector<Value>> bFrags;
       for (int64_t c = 0; c < tiles.nTiles; c += 2) {
         int count = c + 1 < tiles.nTiles ? 4 : 2;
-        Value nTile = count == 4 ? matrixHigh : i32Constant(rewriter, loc, 0);
-        Value n = add(rewriter, loc, tiles.col0,
-                      mul(rewriter, loc, nTile, 8 * tiles.wn));
-        n = add(rewriter, loc, n, c * 8 * tiles.wn);
-        Value kRow = add(rewriter, loc, mul(rewriter, loc, matrixLow, 8),
-                         kk * 16);
+        Value nTile = count == 4 ? matrixHigh : i32Constant(b, loc, 0);
+        Value n = add(b, loc, tiles.col0, mul(b, loc, nTile, 8 * tiles.wn));
+        n = add(b, loc, n, c * 8 * tiles.wn);
+        Value kRow = add(b, loc, mul(b, loc, matrixLow, 8), kOffset);
         Value index;
         if (transB) // b is [N, K]: rows are n, 8 contiguous k per row.
-          index = add(rewriter, loc,
-                      mul(rewriter, loc, add(rewriter, loc, n, laneRow),
-                          bStride),
+          index = add(b, loc, mul(b, loc, add(b, loc, n, laneRow), bStride),
                       kRow);
         else // b is [K, N]: rows are k, 8 contiguous n per row.
-          index = add(rewriter, loc,
-                      mul(rewriter, loc, add(rewriter, loc, kRow, laneRow),
-                          bStride),
-                      n);
+          index = add(b, loc,
+                      mul(b, loc, add(b, loc, kRow, laneRow), bStride), n);
         SmallVector<Value> words = loadMatrices(
-            rewriter, loc,
-            sharedElementPtr(rewriter, loc, bShared, inType, index), count,
+            b, loc, sharedElementPtr(b, loc, bShared, inType, index), count,
             /*transposed=*/!transB);
         bFrags.push_back({words[0], words[1]});
         if (count == 4)
           bFrags.push_back({words[2], words[3]});
       }
+      auto asFragment = [&](Value word) -> Value {
+        return isBF16 ? word : LLVM::BitcastOp::create(b, loc, fragType, word);
+      };
       for (int64_t t = 0; t < tiles.mTiles; ++t) {
-        SmallVector<Value> a;
+        SmallVector<Value> aWords;
         for (Value word : aFrags[t])
-          a.push_back(asFragment(word));
+          aWords.push_back(asFragment(word));
         for (int64_t c = 0; c < tiles.nTiles; ++c) {
-          SmallVector<Value> b = {asFragment(bFrags[c][0]),
-                                  asFragment(bFrags[c][1])};
+          SmallVector<Value> bWords = {asFragment(bFrags[c][0]),
+                                       asFragment(bFrags[c][1])};
           int64_t top = 2 * t * accCols + 2 * c, bottom = top + accCols;
           SmallVector<Value> d = {acc[top], acc[top + 1], acc[bottom],
                                   acc[bottom + 1]};
           Value result = NVVM::MmaOp::create(
-              rewriter, loc, accStruct, a, b, d, {16, 8, 16},
+              b, loc, accStruct, aWords, bWords, d, {16, 8, 16},
               /*b1Op=*/std::nullopt, /*intOverflow=*/std::nullopt,
               std::array<NVVM::MMATypes, 2>{ptxType, ptxType},
               std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
                                              NVVM::MMALayout::col});
-          SmallVector<Value> out = unpackStruct(rewriter, loc, result);
+          SmallVector<Value> out = unpackStruct(b, loc, result);
           acc[top] = out[0];
           acc[top + 1] = out[1];
           acc[bottom] = out[2];
           acc[bottom + 1] = out[3];
         }
       }
+    };
+
+    // Few instruction tiles per warp make each k step one short dependent
+    // chain of mma.sync: interleave up to 4 accumulator sets over the k
+    // steps and add them at the end. Long k runs become a loop (rolled code
+    // keeps ptxas fast), a group of `chains` k steps per iteration.
+    int64_t kSteps = tiles.k / 16;
+    int64_t chains = std::max<int64_t>(1, 4 / (tiles.mTiles * tiles.nTiles));
+    while (kSteps % chains != 0)
+      chains /= 2;
+    SmallVector<SmallVector<Value>> sets(chains);
+    sets[0] = unpackStruct(rewriter, loc, adaptor.getAcc());
+    Value zero = LLVM::ConstantOp::create(rewriter, loc, f32,
+                                          rewriter.getF32FloatAttr(0.0f));
+    for (int64_t i = 1; i < chains; ++i)
+      sets[i].assign(sets[0].size(), zero);
+    int64_t groups = kSteps / chains;
+    if (groups <= 2) {
+      for (int64_t g = 0; g < groups; ++g)
+        for (int64_t i = 0; i < chains; ++i)
+          emitKStep(rewriter, i32Constant(rewriter, loc, g * chains + i),
+                    sets[i]);
+    } else {
+      SmallVector<Value> carried;
+      for (auto &set : sets)
+        carried.append(set);
+      auto loop = scf::ForOp::create(
+          rewriter, loc, i32Constant(rewriter, loc, 0),
+          i32Constant(rewriter, loc, kSteps), i32Constant(rewriter, loc, chains),
+          carried,
+          [&](OpBuilder &b, Location, Value kStep, ValueRange args) {
+            size_t per = sets[0].size();
+            SmallVector<SmallVector<Value>> inner(chains);
+            for (int64_t i = 0; i < chains; ++i) {
+              inner[i].assign(args.begin() + i * per,
+                              args.begin() + (i + 1) * per);
+              emitKStep(b, add(b, loc, kStep, i), inner[i]);
+            }
+            SmallVector<Value> yielded;
+            for (auto &set : inner)
+              yielded.append(set);
+            scf::YieldOp::create(b, loc, yielded);
+          });
+      size_t per = sets[0].size();
+      for (int64_t i = 0; i < chains; ++i)
+        sets[i].assign(loop.getResults().begin() + i * per,
+                       loop.getResults().begin() + (i + 1) * per);
     }
+    SmallVector<Value> acc = sets[0];
+    for (int64_t i = 1; i < chains; ++i)
+      for (auto [sum, part] : llvm::zip(acc, sets[i]))
+        sum = LLVM::FAddOp::create(rewriter, loc, sum, part);
     rewriter.replaceOp(op, packStruct(rewriter, loc,
                                       getTypeConverter()->convertType(accType),
                                       acc));
@@ -220,13 +273,23 @@ private:
 };
 } // namespace
 
-unsigned mlir::tile::getMmaDotScratchBytes(DotOp op) {
-  RankedTensorType aType = op.getA().getType(), accType = op.getType();
-  int64_t m = accType.getDimSize(0), n = accType.getDimSize(1),
-          k = aType.getDimSize(1);
-  unsigned bytes = getSharedElementBytes(aType.getElementType());
-  int64_t bRows = op.getTransB() ? n : k, bCols = op.getTransB() ? k : n;
-  return unsigned((m * (k + kRowPad) + bRows * (bCols + kRowPad)) * bytes);
+bool mlir::tile::isMmaDot(DotOp op) {
+  auto mma = dyn_cast_or_null<MmaEncodingAttr>(op.getType().getEncoding());
+  return mma && isMmaCompatibleDot(op, mma);
+}
+
+/// Bytes of a 2-D b16 tensor staged row-major with padded rows.
+static unsigned stagedBytes(RankedTensorType type) {
+  return unsigned(type.getDimSize(0) * (type.getDimSize(1) + kRowPad) *
+                  getSharedElementBytes(type.getElementType()));
+}
+
+unsigned mlir::tile::getMmaDotStagedABytes(DotOp op) {
+  return stagedBytes(op.getA().getType());
+}
+
+unsigned mlir::tile::getMmaDotStagedBBytes(DotOp op) {
+  return stagedBytes(op.getB().getType());
 }
 
 void mlir::tile::populateMmaDotOpToLLVMPatterns(

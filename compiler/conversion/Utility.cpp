@@ -271,9 +271,8 @@ unsigned mlir::tile::getScratchBytes(Operation *op) {
   if (isa<ConvertLayoutOp>(op))
     return bytesOf(op->getOperand(0).getType());
   if (auto dot = dyn_cast<DotOp>(op)) {
-    auto mma = dyn_cast_or_null<MmaEncodingAttr>(dot.getType().getEncoding());
-    if (mma && isMmaCompatibleDot(dot, mma))
-      return getMmaDotScratchBytes(dot);
+    if (isMmaDot(dot))
+      return getMmaDotStagedABytes(dot);
     return bytesOf(dot.getA().getType()) + bytesOf(dot.getB().getType());
   }
   if (auto reduce = dyn_cast<ReduceOp>(op)) {

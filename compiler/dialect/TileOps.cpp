@@ -94,14 +94,17 @@ namespace {
 /// building it again in another layout is cheaper than moving it.
 bool isRematerializable(Value value, int depth = 0) {
   Operation *def = value.getDefiningOp();
-  if (!def || depth > 8)
+  if (!def || depth > 16)
     return false;
   if (isa<SplatOp, MakeRangeOp, arith::ConstantOp>(def))
     return true;
   if (isa<ExpandDimsOp, BroadcastOp, ConvertLayoutOp>(def))
     return isRematerializable(def->getOperand(0), depth + 1);
-  if (!OpTrait::hasElementwiseMappableTraits(def) || !isPure(def) ||
-      def->getNumResults() != 1 || def->getNumRegions() != 0)
+  // Elementwise arithmetic, and pointer arithmetic (elementwise too).
+  bool elementwise =
+      OpTrait::hasElementwiseMappableTraits(def) || isa<AddPtrOp>(def);
+  if (!elementwise || !isPure(def) || def->getNumResults() != 1 ||
+      def->getNumRegions() != 0)
     return false;
   return llvm::all_of(def->getOperands(), [&](Value operand) {
     return !isa<RankedTensorType>(operand.getType()) ||

@@ -216,6 +216,16 @@ void AssignLayoutsPass::assignOp(Operation *op) {
   if (isa<MakeRangeOp, SplatOp>(op))
     return setResultLayout(op, defaultLayout(resultShape()));
 
+  // A tensor-core result is stored from where it is: its pointers (ranges
+  // and splats, usually) are rebuilt in its layout instead of moving it.
+  if (auto store = dyn_cast<StoreOp>(op)) {
+    auto value = dyn_cast<RankedTensorType>(store.getValue().getType());
+    if (value && isMmaDerived(value.getEncoding())) {
+      for (unsigned i = 0; i < op->getNumOperands(); ++i)
+        convertOperand(op, i, value.getEncoding());
+      return;
+    }
+  }
   if (isa<LoadOp, StoreOp, AddPtrOp>(op)) {
     auto ptrType = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
     if (!ptrType)

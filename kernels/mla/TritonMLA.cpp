@@ -135,9 +135,10 @@ int chooseNumSplits(SplitPolicy policy, int64_t batch, int64_t numHeads,
         std::max<int64_t>(1, batch) *
         cdiv(std::max<int64_t>(1, numHeads), TritonMLAImpl::kHeadBlock);
     int64_t want = cdiv(2 * int64_t(std::max(1, numSMs)), programs);
-    int64_t byLen = cdiv(std::max<int64_t>(0, maxSeqLen), 256);
+    int64_t len = std::max<int64_t>(0, maxSeqLen);
+    int64_t byLen = len / 256 + (len % 256 != 0); // cdiv without overflow
     int64_t splits = std::clamp<int64_t>(std::min(want, byLen), 1,
-                                         std::clamp(maxSplits, 1, 64));
+                                         std::clamp(maxSplits, 1, 256));
     return floorPowerOfTwo(splits);
   }
   }
@@ -197,18 +198,29 @@ TritonMLAImpl::TritonMLAImpl(
   if (opts.maxBatch < 1)
     throw Error(
         fmt::format("options.maxBatch: expected >= 1, got {}", opts.maxBatch));
-  if (opts.maxSplits < 1 || opts.maxSplits > 64)
-    throw Error(fmt::format("options.maxSplits: expected 1..64, got {}",
+  if (opts.maxSplits < 1 || opts.maxSplits > 256)
+    throw Error(fmt::format("options.maxSplits: expected 1..256, got {}",
                             opts.maxSplits));
+  auto isTileSize = [](int v, int lo, int hi) {
+    return v == 0 || (v >= lo && v <= hi && isPowerOfTwo(v));
+  };
+  if (!isTileSize(opts.tokenBlock, 16, 128))
+    throw Error(fmt::format("options.tokenBlock: expected 0 or a power of two "
+                            "in 16..128, got {}",
+                            opts.tokenBlock));
+  if (!isTileSize(opts.stage1Warps, 1, 16))
+    throw Error(fmt::format("options.stage1Warps: expected 0 or a power of two "
+                            "in 1..16, got {}",
+                            opts.stage1Warps));
   if (opts.device < -1)
     throw Error(
         fmt::format("options.device: expected >= -1, got {}", opts.device));
 
-  wsSplits = opts.splitPolicy == SplitPolicy::Fixed4 ? 4
-             : opts.splitPolicy == SplitPolicy::BatchInvariant
-                 ? 1
-                 : floorPowerOfTwo(opts.maxSplits);
   numSMs = opts.numSMs > 0 ? opts.numSMs : 132;
+  // The workspace holds the most (request, split) pairs any batch up to
+  // maxBatch uses: Auto gives small batches many splits, large ones few.
+  for (int64_t b = 1; b <= opts.maxBatch; ++b)
+    wsSplitRows = std::max(wsSplitRows, b * numSplits(b, int64_t(1) << 40));
   if (opts.device < 0)
     return; // validation-only impl: nothing on a device
 
@@ -223,8 +235,8 @@ TritonMLAImpl::TritonMLAImpl(
                  cuda::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, current);
   }
   // Partial outputs, then their log-sum-exps (see wsLseOffset).
-  size_t wsBytes = wsLseOffset() + size_t(opts.maxBatch) * size_t(heads) *
-                                       size_t(wsSplits) * sizeof(float);
+  size_t wsBytes =
+      wsLseOffset() + size_t(wsSplitRows) * size_t(heads) * sizeof(float);
   workspace = std::make_unique<DeviceBuffer>(wsBytes);
   lseScratch = std::make_unique<DeviceBuffer>(size_t(opts.maxBatch) *
                                               size_t(heads) * sizeof(float));
@@ -233,8 +245,8 @@ TritonMLAImpl::TritonMLAImpl(
 TritonMLAImpl::~TritonMLAImpl() = default;
 
 int TritonMLAImpl::numSplits(int64_t batch, int64_t maxSeqLen) const {
-  return std::min(wsSplits, chooseNumSplits(opts.splitPolicy, batch, heads,
-                                            maxSeqLen, numSMs, opts.maxSplits));
+  return chooseNumSplits(opts.splitPolicy, batch, heads, maxSeqLen, numSMs,
+                         opts.maxSplits);
 }
 
 const TritonMLAImpl::Kernels &TritonMLAImpl::kernelsFor(int64_t pageSize,
@@ -252,7 +264,8 @@ const TritonMLAImpl::Kernels &TritonMLAImpl::kernelsFor(int64_t pageSize,
       {"PAGE", std::to_string(pageSize)},
       {"SPLITS", s},
       {"BLOCK_H", std::to_string(kHeadBlock)},
-      {"BLOCK_N", std::to_string(kTokenBlock)},
+      {"BLOCK_N",
+       std::to_string(opts.tokenBlock ? opts.tokenBlock : kTokenBlock)},
       {"T", t}};
   // Stage 2 merges up to 8 splits per step (a power of two).
   int splitBlock = 1;
@@ -264,10 +277,13 @@ const TritonMLAImpl::Kernels &TritonMLAImpl::kernelsFor(int64_t pageSize,
                                {"SPLIT_BLOCK", std::to_string(splitBlock)},
                                {"T", t},
                                {"LSE_T", dtypeName(lseDtype)}};
-  // 8 warps: one instruction tile column each across V's R columns.
-  KernelOptions wide;
-  wide.numWarps = 8;
-  Kernels kernels{Kernel::fromEmbedded("mla/mla_decode_stage1", stage1, wide),
+  // 4 warps and 32-token steps: two programs fit an SM (250 registers, no
+  // spills); wider configurations measured slower or spilled (mla-bench
+  // --block-n/--warps).
+  KernelOptions stage1Options;
+  stage1Options.numWarps = opts.stage1Warps ? opts.stage1Warps : kStage1Warps;
+  Kernels kernels{Kernel::fromEmbedded("mla/mla_decode_stage1", stage1,
+                                       stage1Options),
                   Kernel::fromEmbedded("mla/mla_decode_stage2", stage2)};
   return kernelCache.emplace(key, std::move(kernels)).first->second;
 }
@@ -397,6 +413,10 @@ void TritonMLAImpl::run(const TensorView &qNope, const TensorView &qPe,
     return;
 
   const int splits = numSplits(B, metadata.max_seq_len);
+  if (B * splits > wsSplitRows) // B <= maxBatch makes this unreachable
+    throw Error(fmt::format("forward_decode: {} requests x {} splits exceed "
+                            "the workspace's {} rows",
+                            B, splits, wsSplitRows));
   const Kernels &kernels = kernelsFor(pageSize, splits, dtype, lseType);
   const char *qPeData =
       static_cast<const char *>(qPe.data) + qPeOffset * dtypeSize(dtype);

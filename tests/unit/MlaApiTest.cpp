@@ -129,8 +129,8 @@ TEST(MlaBackend, RefusesWhatTheKernelsCannotTake) {
   expect(a, "scale: expected a finite number, got nan");
   a = c, a.options.maxBatch = 0;
   expect(a, "options.maxBatch: expected >= 1, got 0");
-  a = c, a.options.maxSplits = 65;
-  expect(a, "options.maxSplits: expected 1..64, got 65");
+  a = c, a.options.maxSplits = 257;
+  expect(a, "options.maxSplits: expected 1..256, got 257");
   // Small ranks are fine (the interpreter tests use them).
   a = c, a.mla.kv_lora_rank = 64, a.mla.qk_rope_head_dim = 16, a.headSize = 80;
   expect(a, "");
@@ -143,8 +143,8 @@ TEST(MlaSplits, Policies) {
   // DeepSeek-V3 decode, B = 8, H = 16: 8 programs a split; two waves want
   // cdiv(264, 8) = 33; by length cdiv(4096, 256) = 16 -> 16.
   EXPECT_EQ(chooseNumSplits(SplitPolicy::Auto, 8, 16, 4096, 132), 16);
-  // One long request, 128 heads (8 head blocks): want 33, by length 274,
-  // capped at 64 -> 33 -> 32 (power of two).
+  // One long request, 128 heads (8 head blocks): want 33, by length 274
+  // -> 33 -> 32 (power of two).
   EXPECT_EQ(chooseNumSplits(SplitPolicy::Auto, 1, 128, 70000, 132), 32);
   // Large batches fill the GPU without splitting (264 programs = 2 waves).
   EXPECT_EQ(chooseNumSplits(SplitPolicy::Auto, 256, 16, 4096, 132), 2);
@@ -156,21 +156,25 @@ TEST(MlaSplits, Policies) {
   EXPECT_EQ(chooseNumSplits(SplitPolicy::Auto, 1, 16, 0, 132), 1);
   // The cap.
   EXPECT_EQ(chooseNumSplits(SplitPolicy::Auto, 1, 16, 1 << 20, 132, 8), 8);
-  EXPECT_EQ(chooseNumSplits(SplitPolicy::Auto, 1, 16, 1 << 20, 1000), 64);
+  EXPECT_EQ(chooseNumSplits(SplitPolicy::Auto, 1, 16, 1 << 20, 1000), 128);
+  // One long request fills all 132 SMs: want 264, by length 128 -> 128.
+  EXPECT_EQ(chooseNumSplits(SplitPolicy::Auto, 1, 16, 32768, 132), 128);
 
   Ctor c;
   c.options.splitPolicy = SplitPolicy::Auto;
   c.options.maxSplits = 48;
   c.options.numSMs = 132;
   auto impl = c.make();
-  EXPECT_EQ(impl->workspaceSplits(), 32);
+  // The workspace covers the largest B * splits over B = 1..maxBatch (8):
+  // B = 8 wants cdiv(264, 8) = 33 -> 32 splits -> 256 rows; B = 1 gets 32.
+  EXPECT_EQ(impl->workspaceSplitRows(), 256);
   EXPECT_EQ(impl->numSplits(1, 70000), 32);
   EXPECT_EQ(impl->numSplits(8, 4096), 16);
   c.options.splitPolicy = SplitPolicy::BatchInvariant;
-  EXPECT_EQ(c.make()->workspaceSplits(), 1);
+  EXPECT_EQ(c.make()->workspaceSplitRows(), 8);
   EXPECT_EQ(c.make()->numSplits(1, 70000), 1);
   c.options.splitPolicy = SplitPolicy::Fixed4;
-  EXPECT_EQ(c.make()->workspaceSplits(), 4);
+  EXPECT_EQ(c.make()->workspaceSplitRows(), 32);
 }
 
 /// A valid decode call's views (pointers are never dereferenced: device -1).

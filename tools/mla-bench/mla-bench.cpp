@@ -67,6 +67,7 @@ struct Options {
   std::string json;
   bool check = false, list = false;
   uint64_t seed = 0x7e11a;
+  int tokenBlock = 0, stage1Warps = 0; ///< 0: the backend's defaults
 };
 
 const char *policyName(mla::SplitPolicy p) {
@@ -135,7 +136,7 @@ std::vector<Shape> makeGrid(const Options &o) {
       "                 [--ragged | --no-ragged | --ragged-only]\n"
       "                 [--runs=N] [--warmup=N] [--host-calls=N]\n"
       "                 [--flush-mib=N] [--copy-mib=N] [--check] [--list]\n"
-      "                 [--json=FILE]\n"
+      "                 [--json=FILE] [--block-n=N] [--warps=N]\n"
       "\n"
       "  --quick   (default) B=1,8,32,128 L=4096,8192,32768 H=16,128 page=64,\n"
       "            uniform and ragged\n"
@@ -153,6 +154,7 @@ std::vector<Shape> makeGrid(const Options &o) {
       "            reference on a small ragged batch\n"
       "  --list    print the grid and exit (needs no GPU)\n"
       "  --json    write every result as JSON\n"
+      "  --block-n, --warps  stage-1 tokens per step and warps (tuning)\n"
       "Without a GPU: prints 'no GPU' and exits 0.\n");
   std::exit(status);
 }
@@ -256,6 +258,10 @@ Options parseOptions(int argc, char **argv) {
       o.ragged = false;
     } else if (arg == "--ragged-only") {
       o.ragged = true, o.uniform = false;
+    } else if (arg == "--block-n") {
+      o.tokenBlock = takeInt(16);
+    } else if (arg == "--warps") {
+      o.stage1Warps = takeInt(1);
     } else if (arg == "--runs") {
       o.runs = takeInt(1);
     } else if (arg == "--warmup") {
@@ -453,8 +459,11 @@ struct Result {
   double tflops() const { return us.median > 0 ? flops / us.median / 1e6 : 0; }
 };
 
-mla::TritonMLAImpl makeImpl(int H, int maxBatch, mla::SplitPolicy policy) {
+mla::TritonMLAImpl makeImpl(int H, int maxBatch, mla::SplitPolicy policy,
+                            const Options &o) {
   mla::TritonMLAOptions options;
+  options.tokenBlock = o.tokenBlock;
+  options.stage1Warps = o.stage1Warps;
   options.maxBatch = maxBatch;
   options.splitPolicy = policy;
   return mla::TritonMLAImpl(H, D, kScale, 1, std::nullopt, std::nullopt, "auto",
@@ -470,7 +479,7 @@ Result runCase(Problem &p, mla::SplitPolicy policy, const Options &o,
   res.policy = policy;
   res.bytes = double(s.tokens) * D * 2 + double(s.B) * s.H * (D + R) * 2;
   res.flops = 2.0 * s.H * double(s.tokens) * (D + R);
-  mla::TritonMLAImpl impl = makeImpl(s.H, s.B, policy);
+  mla::TritonMLAImpl impl = makeImpl(s.H, s.B, policy, o);
   res.splits = impl.numSplits(s.B, s.maxLen);
   auto call = [&] {
     impl.forward_decode(p.qView, p.kvView, p.metadata, p.oView, p.lseView);
@@ -573,7 +582,7 @@ std::vector<CheckResult> spotCheck(const Options &o, std::mt19937_64 &rng) {
         CheckResult cr;
         cr.H = H, cr.page = page, cr.policy = policy;
         try {
-          mla::TritonMLAImpl impl = makeImpl(H, B, policy);
+          mla::TritonMLAImpl impl = makeImpl(H, B, policy, o);
           dout.fill(0xff);
           dlse.fill(0xff);
           impl.forward_decode(

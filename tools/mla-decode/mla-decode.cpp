@@ -115,7 +115,7 @@ int ptxStats(int splits) {
         {"BLOCK_H", "16"},
         {"BLOCK_N", std::to_string(mla::TritonMLAImpl::kTokenBlock)},
         {"T", "bf16"}},
-       8},
+       unsigned(mla::TritonMLAImpl::kStage1Warps)},
       {"mla_decode_stage2",
        kMlaStage2Source,
        {{"H", "16"},

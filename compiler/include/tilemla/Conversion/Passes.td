@@ -11,6 +11,13 @@ def TileAllocateShared : Pass<"tile-allocate-shared", "mlir::ModuleOp"> {
     shared memory. Ops run one after another and fence their scratch with
     barriers, so one buffer of the largest size serves them all; its size in
     bytes is recorded as the module attribute `tile.shared`.
+
+    Tensor-core dots stage their b operand above that buffer, at the byte
+    offset `tile.dot_b_offset`, where other ops never write. A dot whose b is
+    the value the previous tensor-core dot of its block staged (attention's
+    keys, then the same rows as values) is marked `tile.reuse_staged_b` and
+    reads the staged copy instead of writing it again: the staging is the
+    same for a [K, N] b and a transposed [N, K] one.
   }];
 }
 

@@ -15,6 +15,8 @@ constexpr unsigned kSharedAddressSpace = 3;
 constexpr llvm::StringLiteral kSharedBytesAttr = "tile.shared";
 constexpr llvm::StringLiteral kNumWarpsAttr = "tile.num_warps";
 constexpr llvm::StringLiteral kSharedSymbol = "global_smem";
+constexpr llvm::StringLiteral kDotOperandOffsetAttr = "tile.dot_b_offset";
+constexpr llvm::StringLiteral kReuseStagedBAttr = "tile.reuse_staged_b";
 
 /// Converts tile-gpu types: a tensor becomes the struct of the registers one
 /// thread holds, a tile pointer an LLVM global pointer.
@@ -104,8 +106,12 @@ void stageRowMajor(OpBuilder &builder, Location loc, RankedTensorType type,
 // Tensor cores
 //===--------------------------------------------------------------------===//
 
-/// Shared memory the mma.sync lowering stages both operands in.
-unsigned getMmaDotScratchBytes(DotOp op);
+/// True for a dot that lowers to mma.sync (tensor-core layout, fitting).
+bool isMmaDot(DotOp op);
+/// Shared memory the mma.sync lowering stages a in (part of the common
+/// scratch) and b in (its own region at `tile.dot_b_offset`).
+unsigned getMmaDotStagedABytes(DotOp op);
+unsigned getMmaDotStagedBBytes(DotOp op);
 
 //===--------------------------------------------------------------------===//
 // Patterns, one op family per file

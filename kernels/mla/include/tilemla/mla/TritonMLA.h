@@ -87,7 +87,7 @@ enum class SplitPolicy {
   ///   want   = cdiv(2 * numSMs, programs_per_split)  (about two waves)
   ///   by_len = cdiv(max_seq_len, 256)                (>= 256 tokens a split)
   ///   splits = clamp(min(want, by_len), 1, maxSplits), rounded down to a
-  ///            power of two (so at most 7 specializations get compiled).
+  ///            power of two (so at most 9 specializations get compiled).
   /// Needs DecodeMetadata::max_seq_len.
   Auto,
 };
@@ -97,8 +97,9 @@ enum class LseDType { F32, Query };
 
 struct TritonMLAOptions {
   /// The largest batch forward_decode accepts; sizes the f32 workspace
-  /// (partial outputs [maxBatch, H, workspaceSplits, R] and their
-  /// log-sum-exps [maxBatch, H, workspaceSplits]), allocated once.
+  /// (partial outputs [B, H, splits, R] and their log-sum-exps [B, H,
+  /// splits] for the largest B * splits the policy gives a batch of up to
+  /// maxBatch requests), allocated once.
   int64_t maxBatch = 256;
   SplitPolicy splitPolicy = SplitPolicy::Fixed4;
   LseDType lseDtype = LseDType::F32;
@@ -108,15 +109,19 @@ struct TritonMLAOptions {
   int device = 0;
   /// SplitPolicy::Auto: the SM count (0: ask the driver; 132 without one).
   int numSMs = 0;
-  /// SplitPolicy::Auto: the most splits (1..64); the workspace holds this
-  /// many (rounded down to a power of two).
-  int maxSplits = 64;
+  /// SplitPolicy::Auto: the most splits (1..256).
+  int maxSplits = 128;
+  /// Stage-1 tile configuration, for tuning: tokens per step (a power of two,
+  /// 16..128) and warps per program (1..16, a power of two); 0: defaults
+  /// (TritonMLAImpl::kTokenBlock, kStage1Warps).
+  int tokenBlock = 0;
+  int stage1Warps = 0;
 };
 
 /// The split count `policy` chooses (see SplitPolicy). Pure host function.
 TILEMLA_API int chooseNumSplits(SplitPolicy policy, int64_t batch,
                                 int64_t numHeads, int64_t maxSeqLen, int numSMs,
-                                int maxSplits = 64);
+                                int maxSplits = 128);
 
 /// The seed's decode metadata, plus a host-side fact.
 struct DecodeMetadata {
@@ -133,6 +138,7 @@ public:
   static constexpr bool can_return_lse_for_decode = true;
   static constexpr int kHeadBlock = 16;  ///< heads per stage-1 program
   static constexpr int kTokenBlock = 32; ///< tokens per stage-1 step
+  static constexpr int kStage1Warps = 4; ///< warps per stage-1 program
 
   /// The seed's constructor. Throws tilemla::Error with the seed's messages
   /// for what it refuses: alibi_slopes, sliding_window or logits_soft_cap
@@ -177,9 +183,9 @@ public:
 
   /// The split count a call with this batch and max_seq_len uses.
   int numSplits(int64_t batch, int64_t maxSeqLen) const;
-  /// Splits the workspace holds (Fixed4: 4, BatchInvariant: 1, Auto:
-  /// maxSplits rounded down to a power of two).
-  int workspaceSplits() const { return wsSplits; }
+  /// The most (request, split) pairs one call can use (sizes the
+  /// workspace).
+  int64_t workspaceSplitRows() const { return wsSplitRows; }
   int64_t numHeads() const { return heads; }
   int64_t kvLoraRank() const { return rank; }
   int64_t ropeDim() const { return rope; }
@@ -197,15 +203,14 @@ private:
                             DType lseDtype);
   /// Byte offset of the log-sum-exps in the workspace (16-byte aligned).
   size_t wsLseOffset() const {
-    return size_t(opts.maxBatch) * size_t(heads) * size_t(wsSplits) *
-           size_t(rank) * sizeof(float);
+    return size_t(wsSplitRows) * size_t(heads) * size_t(rank) * sizeof(float);
   }
 
   int64_t heads, rank, rope;
   double softmaxScale;
   MLAArgs mla;
   TritonMLAOptions opts;
-  int wsSplits = 1;
+  int64_t wsSplitRows = 1;
   int numSMs = 132;
   std::unique_ptr<DeviceBuffer> workspace, lseScratch;
   std::map<std::tuple<int64_t, int, DType, DType>, Kernels> kernelCache;
