@@ -128,7 +128,9 @@ TEST(MlaBackend, RefusesWhatTheKernelsCannotTake) {
   a = c, a.scale = NAN;
   expect(a, "scale: expected a finite number, got nan");
   a = c, a.options.maxBatch = 0;
-  expect(a, "options.maxBatch: expected >= 1, got 0");
+  expect(a, "options.maxBatch: expected 1..65535, got 0");
+  a = c, a.options.maxBatch = 65536;
+  expect(a, "options.maxBatch: expected 1..65535, got 65536");
   a = c, a.options.maxSplits = 257;
   expect(a, "options.maxSplits: expected 1..256, got 257");
   // Small ranks are fine (the interpreter tests use them).

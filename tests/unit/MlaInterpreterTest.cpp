@@ -72,10 +72,14 @@ MlaErrors runCase(const MlaCase &c, int splits, std::mt19937_64 &rng,
                                    {"BLOCK_H", "16"},
                                    {"BLOCK_N", "16"},
                                    {"T", t}});
+  // Several split blocks and column blocks per (request, head).
+  const int rBlock = std::min(c.R, 32);
   interp::Kernel stage2 =
       compile("mla_decode_stage2.tile", {{"H", std::to_string(c.H)},
                                          {"R", std::to_string(c.R)},
                                          {"SPLITS", s},
+                                         {"SPLIT_BLOCK", "2"},
+                                         {"R_BLOCK", std::to_string(rBlock)},
                                          {"T", t},
                                          {"LSE_T", dtypeName(lseType)}});
 
@@ -93,7 +97,7 @@ MlaErrors runCase(const MlaCase &c, int splits, std::mt19937_64 &rng,
   };
   HostTensor &qpBuf = c.pair ? p.qp : p.qn;
   stage1.launch(
-      {unsigned(B), unsigned(headBlocks), unsigned(splits)},
+      {unsigned(headBlocks), unsigned(B), unsigned(splits)},
       {ptr(p.qn, 0), ptr(qpBuf, size_t(p.qpOffset)), ptr(p.kv, 0),
        interp::Arg::pointer(bt), interp::Arg::pointer(lens),
        interp::Arg::pointer(wsO), interp::Arg::pointer(wsLse),
@@ -102,7 +106,7 @@ MlaErrors runCase(const MlaCase &c, int splits, std::mt19937_64 &rng,
        interp::Arg::i32(int(p.qpStrideH)), interp::Arg::i64(p.kvPageStride),
        interp::Arg::i32(int(p.kvTokStride)), interp::Arg::i32(p.btStride),
        interp::Arg::f32(float(c.scale))});
-  stage2.launch({unsigned(B), unsigned(c.H), 1},
+  stage2.launch({unsigned(B), unsigned(c.H), unsigned(c.R / rBlock)},
                 {interp::Arg::pointer(wsO), interp::Arg::pointer(wsLse),
                  interp::Arg::pointer(lens),
                  ptr(o, 0), ptr(lse, 0), interp::Arg::i32(c.H * c.R),

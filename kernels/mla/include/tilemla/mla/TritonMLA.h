@@ -26,6 +26,7 @@
 
 #include "tilemla/Runtime.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -137,8 +138,8 @@ class TILEMLA_API TritonMLAImpl {
 public:
   static constexpr bool can_return_lse_for_decode = true;
   static constexpr int kHeadBlock = 16;  ///< heads per stage-1 program
-  static constexpr int kTokenBlock = 32; ///< tokens per stage-1 step
-  static constexpr int kStage1Warps = 4; ///< warps per stage-1 program
+  static constexpr int kTokenBlock = 128; ///< tokens per stage-1 step
+  static constexpr int kStage1Warps = 8; ///< warps per stage-1 program
 
   /// The seed's constructor. Throws tilemla::Error with the seed's messages
   /// for what it refuses: alibi_slopes, sliding_window or logits_soft_cap
@@ -201,6 +202,8 @@ private:
   };
   const Kernels &kernelsFor(int64_t pageSize, int splits, DType dtype,
                             DType lseDtype);
+  /// Output columns per stage-2 program (R is a power of two).
+  int64_t stage2ColumnBlock() const { return std::min<int64_t>(rank, 128); }
   /// Byte offset of the log-sum-exps in the workspace (16-byte aligned).
   size_t wsLseOffset() const {
     return size_t(wsSplitRows) * size_t(heads) * size_t(rank) * sizeof(float);
