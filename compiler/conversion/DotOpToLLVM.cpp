@@ -43,8 +43,7 @@ struct FMADotOpConversion : OpConversionPattern<DotOp> {
     bool transB = op.getTransB();
     target.barrier(rewriter, loc);
     stageRowMajor(rewriter, loc, aType, a, shared, k, lane, warp);
-    stageRowMajor(rewriter, loc, bType, b, bShared, transB ? k : n, lane,
-                  warp);
+    stageRowMajor(rewriter, loc, bType, b, bShared, transB ? k : n, lane, warp);
     target.barrier(rewriter, loc);
 
     // Each a element (row, k) and b element (k, col) a thread needs is

@@ -26,10 +26,10 @@ constexpr int64_t kRowPad = 8;
 
 /// Where one warp's fragments sit in the staged operands.
 struct WarpTiles {
-  int64_t m, n, k;       // dot shape
-  int64_t wm, wn;        // warps along M and N
+  int64_t m, n, k;        // dot shape
+  int64_t wm, wn;         // warps along M and N
   int64_t mTiles, nTiles; // instruction tiles per warp along M and N
-  Value row0, col0;      // first row / column the warp owns
+  Value row0, col0;       // first row / column the warp owns
 };
 
 Value add(OpBuilder &b, Location loc, Value x, int64_t c) {
@@ -63,8 +63,8 @@ SmallVector<Value> loadMatrices(OpBuilder &b, Location loc, Value address,
 struct MmaDotOpConversion : OpConversionPattern<DotOp> {
   MmaDotOpConversion(TypeConverter &converter, MLIRContext *context,
                      const TargetInfo &target)
-      : OpConversionPattern(converter, context, /*benefit=*/2),
-        target(target) {}
+      : OpConversionPattern(converter, context, /*benefit=*/2), target(target) {
+  }
 
   LogicalResult
   matchAndRewrite(DotOp op, OpAdaptor adaptor,
@@ -113,13 +113,13 @@ struct MmaDotOpConversion : OpConversionPattern<DotOp> {
         kDotOperandOffsetAttr);
     if (!bOffset)
       return op.emitOpError("needs tile-allocate-shared to place its operands");
-    Value bShared = sharedElementPtr(
-        rewriter, loc, shared, rewriter.getI8Type(),
-        i32Constant(rewriter, loc, bOffset.getInt()));
+    Value bShared =
+        sharedElementPtr(rewriter, loc, shared, rewriter.getI8Type(),
+                         i32Constant(rewriter, loc, bOffset.getInt()));
     target.barrier(rewriter, loc);
     stageRowMajor(rewriter, loc, aType,
-                  unpackStruct(rewriter, loc, adaptor.getA()), shared,
-                  aStride, lane, warp);
+                  unpackStruct(rewriter, loc, adaptor.getA()), shared, aStride,
+                  lane, warp);
     if (!op->hasAttr(kReuseStagedBAttr))
       stageRowMajor(rewriter, loc, bType,
                     unpackStruct(rewriter, loc, adaptor.getB()), bShared,
@@ -127,8 +127,8 @@ struct MmaDotOpConversion : OpConversionPattern<DotOp> {
     target.barrier(rewriter, loc);
 
     int64_t accCols = 2 * tiles.nTiles;
-    Value laneRow = LLVM::AndOp::create(rewriter, loc, lane,
-                                        i32Constant(rewriter, loc, 7));
+    Value laneRow =
+        LLVM::AndOp::create(rewriter, loc, lane, i32Constant(rewriter, loc, 7));
     Value matrix = LLVM::LShrOp::create(rewriter, loc, lane,
                                         i32Constant(rewriter, loc, 3));
     Value matrixLow = LLVM::AndOp::create(rewriter, loc, matrix,
@@ -146,8 +146,7 @@ struct MmaDotOpConversion : OpConversionPattern<DotOp> {
 
     // One k step (16 deep) into one set of accumulators. `kStep` may be a
     // loop variable.
-    auto emitKStep = [&](OpBuilder &b, Value kStep,
-                         SmallVector<Value> &acc) {
+    auto emitKStep = [&](OpBuilder &b, Value kStep, SmallVector<Value> &acc) {
       Value kOffset = mul(b, loc, kStep, 16);
       // A fragments: matrix j holds row half j % 2 and k half j / 2 of
       // instruction tile t (a0a1, a2a3, a4a5, a6a7).
@@ -172,11 +171,11 @@ struct MmaDotOpConversion : OpConversionPattern<DotOp> {
         Value kRow = add(b, loc, mul(b, loc, matrixLow, 8), kOffset);
         Value index;
         if (transB) // b is [N, K]: rows are n, 8 contiguous k per row.
-          index = add(b, loc, mul(b, loc, add(b, loc, n, laneRow), bStride),
-                      kRow);
+          index =
+              add(b, loc, mul(b, loc, add(b, loc, n, laneRow), bStride), kRow);
         else // b is [K, N]: rows are k, 8 contiguous n per row.
-          index = add(b, loc,
-                      mul(b, loc, add(b, loc, kRow, laneRow), bStride), n);
+          index =
+              add(b, loc, mul(b, loc, add(b, loc, kRow, laneRow), bStride), n);
         SmallVector<Value> words = loadMatrices(
             b, loc, sharedElementPtr(b, loc, bShared, inType, index), count,
             /*transposed=*/!transB);
@@ -238,8 +237,8 @@ struct MmaDotOpConversion : OpConversionPattern<DotOp> {
         carried.append(set);
       auto loop = scf::ForOp::create(
           rewriter, loc, i32Constant(rewriter, loc, 0),
-          i32Constant(rewriter, loc, kSteps), i32Constant(rewriter, loc, chains),
-          carried,
+          i32Constant(rewriter, loc, kSteps),
+          i32Constant(rewriter, loc, chains), carried,
           [&](OpBuilder &b, Location, Value kStep, ValueRange args) {
             size_t per = sets[0].size();
             SmallVector<SmallVector<Value>> inner(chains);

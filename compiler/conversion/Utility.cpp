@@ -303,10 +303,10 @@ void mlir::tile::stageRowMajor(OpBuilder &builder, Location loc,
   Type elemType = values.front().getType();
   unsigned elemBytes = getSharedElementBytes(elemType);
   int64_t vec = 1;
-  if (resolved.dims.size() == 2 && resolved.dims[1] == resolved.shape.size() - 1)
-    vec = std::min<int64_t>(
-        {resolved.blocked.getSizePerThread().back(), 16 / elemBytes,
-         type.getDimSize(1)});
+  if (resolved.dims.size() == 2 &&
+      resolved.dims[1] == resolved.shape.size() - 1)
+    vec = std::min<int64_t>({resolved.blocked.getSizePerThread().back(),
+                             16 / elemBytes, type.getDimSize(1)});
   while (vec > 1 && rowStride % vec != 0)
     vec /= 2;
   for (size_t reg = 0; reg < values.size();) {
@@ -329,9 +329,9 @@ void mlir::tile::stageRowMajor(OpBuilder &builder, Location loc,
       auto vecType = VectorType::get(width, elemType);
       Value vector = LLVM::UndefOp::create(builder, loc, vecType);
       for (int64_t i = 0; i < width; ++i)
-        vector = LLVM::InsertElementOp::create(
-            builder, loc, vector, values[reg + i],
-            i32Constant(builder, loc, i));
+        vector =
+            LLVM::InsertElementOp::create(builder, loc, vector, values[reg + i],
+                                          i32Constant(builder, loc, i));
       LLVM::StoreOp::create(builder, loc, vector, ptr, width * elemBytes);
     }
     reg += width;

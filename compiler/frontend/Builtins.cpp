@@ -539,10 +539,9 @@ FailureOr<TValue> MLIRGenImpl::genBuiltin(llvm::StringRef name,
         toValue(acc, f32, outShape, args[2] ? args[2]->loc() : l);
     if (failed(accV))
       return failure();
-    return TValue::runtime(tile::DotOp::create(builder, lc,
-                                               tensorOf(outShape, f32),
-                                               a->value, b->value, *accV,
-                                               transB));
+    return TValue::runtime(
+        tile::DotOp::create(builder, lc, tensorOf(outShape, f32), a->value,
+                            b->value, *accV, transB));
   }
 
   if (name == "sum" || name == "max" || name == "min") {

@@ -124,7 +124,8 @@ int32_t i32Stride(const char *name, int64_t stride) {
 } // namespace
 
 int chooseNumSplits(SplitPolicy policy, int64_t batch, int64_t numHeads,
-                    int64_t maxSeqLen, int numSMs, int maxSplits) {
+                    int64_t maxSeqLen, int numSMs, int maxSplits,
+                    int headBlock) {
   switch (policy) {
   case SplitPolicy::Fixed4:
     return 4;
@@ -133,7 +134,7 @@ int chooseNumSplits(SplitPolicy policy, int64_t batch, int64_t numHeads,
   case SplitPolicy::Auto: {
     int64_t programs =
         std::max<int64_t>(1, batch) *
-        cdiv(std::max<int64_t>(1, numHeads), TritonMLAImpl::kHeadBlock);
+        cdiv(std::max<int64_t>(1, numHeads), std::max(1, headBlock));
     int64_t want = cdiv(2 * int64_t(std::max(1, numSMs)), programs);
     int64_t len = std::max<int64_t>(0, maxSeqLen);
     int64_t byLen = len / 256 + (len % 256 != 0); // cdiv without overflow
@@ -209,6 +210,10 @@ TritonMLAImpl::TritonMLAImpl(
     throw Error(fmt::format("options.tokenBlock: expected 0 or a power of two "
                             "in 16..128, got {}",
                             opts.tokenBlock));
+  if (!isTileSize(opts.headBlock, 16, 64))
+    throw Error(fmt::format("options.headBlock: expected 0, 16, 32 or 64, got "
+                            "{}",
+                            opts.headBlock));
   if (!isTileSize(opts.stage1Warps, 1, 16))
     throw Error(fmt::format("options.stage1Warps: expected 0 or a power of two "
                             "in 1..16, got {}",
@@ -247,7 +252,7 @@ TritonMLAImpl::~TritonMLAImpl() = default;
 
 int TritonMLAImpl::numSplits(int64_t batch, int64_t maxSeqLen) const {
   return chooseNumSplits(opts.splitPolicy, batch, heads, maxSeqLen, numSMs,
-                         opts.maxSplits);
+                         opts.maxSplits, headBlock());
 }
 
 const TritonMLAImpl::Kernels &TritonMLAImpl::kernelsFor(int64_t pageSize,
@@ -264,7 +269,7 @@ const TritonMLAImpl::Kernels &TritonMLAImpl::kernelsFor(int64_t pageSize,
       {"P", std::to_string(rope)},
       {"PAGE", std::to_string(pageSize)},
       {"SPLITS", s},
-      {"BLOCK_H", std::to_string(kHeadBlock)},
+      {"BLOCK_H", std::to_string(headBlock())},
       {"BLOCK_N",
        std::to_string(opts.tokenBlock ? opts.tokenBlock : kTokenBlock)},
       {"T", t}};
@@ -285,9 +290,9 @@ const TritonMLAImpl::Kernels &TritonMLAImpl::kernelsFor(int64_t pageSize,
   // (within 2% there); 255 registers, no spills.
   KernelOptions stage1Options;
   stage1Options.numWarps = opts.stage1Warps ? opts.stage1Warps : kStage1Warps;
-  Kernels kernels{Kernel::fromEmbedded("mla/mla_decode_stage1", stage1,
-                                       stage1Options),
-                  Kernel::fromEmbedded("mla/mla_decode_stage2", stage2)};
+  Kernels kernels{
+      Kernel::fromEmbedded("mla/mla_decode_stage1", stage1, stage1Options),
+      Kernel::fromEmbedded("mla/mla_decode_stage2", stage2)};
   return kernelCache.emplace(key, std::move(kernels)).first->second;
 }
 
@@ -426,20 +431,19 @@ void TritonMLAImpl::run(const TensorView &qNope, const TensorView &qPe,
   char *wsO = static_cast<char *>(workspace->data());
   char *wsLse = wsO + wsLseOffset();
   kernels.stage1.launch(
-      {unsigned(cdiv(heads, kHeadBlock)), unsigned(B), unsigned(splits)},
+      {unsigned(cdiv(heads, headBlock())), unsigned(B), unsigned(splits)},
       {KernelArg::pointer(qNope.data), KernelArg::pointer(qPeData),
        KernelArg::pointer(kv.data), KernelArg::pointer(bt.data),
        KernelArg::pointer(lens.data), KernelArg::pointer(wsO),
-       KernelArg::pointer(wsLse), KernelArg::i32(sqnB), KernelArg::i32(sqnH), KernelArg::i32(sqpB),
-       KernelArg::i32(sqpH), KernelArg::i64(kv.strides[0]),
-       KernelArg::i32(skvTok), KernelArg::i32(sbt),
-       KernelArg::f32(float(softmaxScale))},
+       KernelArg::pointer(wsLse), KernelArg::i32(sqnB), KernelArg::i32(sqnH),
+       KernelArg::i32(sqpB), KernelArg::i32(sqpH),
+       KernelArg::i64(kv.strides[0]), KernelArg::i32(skvTok),
+       KernelArg::i32(sbt), KernelArg::f32(float(softmaxScale))},
       stream);
   kernels.stage2.launch(
       {unsigned(B), unsigned(heads), unsigned(rank / stage2ColumnBlock())},
       {KernelArg::pointer(wsO), KernelArg::pointer(wsLse),
-       KernelArg::pointer(lens.data),
-       KernelArg::pointer(o.data),
+       KernelArg::pointer(lens.data), KernelArg::pointer(o.data),
        KernelArg::pointer(lse ? lse->data : lseScratch->data()),
        KernelArg::i32(soB), KernelArg::i32(soH), KernelArg::i32(slB),
        KernelArg::i32(slH)},

@@ -131,6 +131,14 @@ TEST(MlaBackend, RefusesWhatTheKernelsCannotTake) {
   expect(a, "options.maxBatch: expected 1..65535, got 0");
   a = c, a.options.maxBatch = 65536;
   expect(a, "options.maxBatch: expected 1..65535, got 65536");
+  a = c, a.options.headBlock = 8;
+  expect(a, "options.headBlock: expected 0, 16, 32 or 64, got 8");
+  a = c, a.options.tokenBlock = 48;
+  expect(a, "options.tokenBlock: expected 0 or a power of two in 16..128, "
+            "got 48");
+  a = c, a.options.stage1Warps = 32;
+  expect(a, "options.stage1Warps: expected 0 or a power of two in 1..16, "
+            "got 32");
   a = c, a.options.maxSplits = 257;
   expect(a, "options.maxSplits: expected 1..256, got 257");
   // Small ranks are fine (the interpreter tests use them).
@@ -161,6 +169,9 @@ TEST(MlaSplits, Policies) {
   EXPECT_EQ(chooseNumSplits(SplitPolicy::Auto, 1, 16, 1 << 20, 1000), 128);
   // One long request fills all 132 SMs: want 264, by length 128 -> 128.
   EXPECT_EQ(chooseNumSplits(SplitPolicy::Auto, 1, 16, 32768, 132), 128);
+  // 32 heads a program: 128 heads are 4 programs a split, not 8.
+  EXPECT_EQ(chooseNumSplits(SplitPolicy::Auto, 1, 128, 70000, 132, 128, 32),
+            64);
 
   Ctor c;
   c.options.splitPolicy = SplitPolicy::Auto;

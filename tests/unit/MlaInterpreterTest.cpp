@@ -63,15 +63,15 @@ MlaErrors runCase(const MlaCase &c, int splits, std::mt19937_64 &rng,
   MlaReference ref = mlaReference(p);
   const int B = c.B(), headBlocks = (c.H + 15) / 16;
   std::string t = dtypeName(c.type), s = std::to_string(splits);
-  interp::Kernel stage1 = compile("mla_decode_stage1.tile",
-                                  {{"H", std::to_string(c.H)},
-                                   {"R", std::to_string(c.R)},
-                                   {"P", std::to_string(c.P)},
-                                   {"PAGE", std::to_string(c.page)},
-                                   {"SPLITS", s},
-                                   {"BLOCK_H", "16"},
-                                   {"BLOCK_N", "16"},
-                                   {"T", t}});
+  interp::Kernel stage1 =
+      compile("mla_decode_stage1.tile", {{"H", std::to_string(c.H)},
+                                         {"R", std::to_string(c.R)},
+                                         {"P", std::to_string(c.P)},
+                                         {"PAGE", std::to_string(c.page)},
+                                         {"SPLITS", s},
+                                         {"BLOCK_H", "16"},
+                                         {"BLOCK_N", "16"},
+                                         {"T", t}});
   // Several split blocks and column blocks per (request, head).
   const int rBlock = std::min(c.R, 32);
   interp::Kernel stage2 =
@@ -101,17 +101,15 @@ MlaErrors runCase(const MlaCase &c, int splits, std::mt19937_64 &rng,
       {ptr(p.qn, 0), ptr(qpBuf, size_t(p.qpOffset)), ptr(p.kv, 0),
        interp::Arg::pointer(bt), interp::Arg::pointer(lens),
        interp::Arg::pointer(wsO), interp::Arg::pointer(wsLse),
-       interp::Arg::i32(int(p.qnStrideB)),
-       interp::Arg::i32(int(p.qnStrideH)), interp::Arg::i32(int(p.qpStrideB)),
-       interp::Arg::i32(int(p.qpStrideH)), interp::Arg::i64(p.kvPageStride),
-       interp::Arg::i32(int(p.kvTokStride)), interp::Arg::i32(p.btStride),
-       interp::Arg::f32(float(c.scale))});
+       interp::Arg::i32(int(p.qnStrideB)), interp::Arg::i32(int(p.qnStrideH)),
+       interp::Arg::i32(int(p.qpStrideB)), interp::Arg::i32(int(p.qpStrideH)),
+       interp::Arg::i64(p.kvPageStride), interp::Arg::i32(int(p.kvTokStride)),
+       interp::Arg::i32(p.btStride), interp::Arg::f32(float(c.scale))});
   stage2.launch({unsigned(B), unsigned(c.H), unsigned(c.R / rBlock)},
                 {interp::Arg::pointer(wsO), interp::Arg::pointer(wsLse),
-                 interp::Arg::pointer(lens),
-                 ptr(o, 0), ptr(lse, 0), interp::Arg::i32(c.H * c.R),
-                 interp::Arg::i32(c.R), interp::Arg::i32(c.H),
-                 interp::Arg::i32(1)});
+                 interp::Arg::pointer(lens), ptr(o, 0), ptr(lse, 0),
+                 interp::Arg::i32(c.H * c.R), interp::Arg::i32(c.R),
+                 interp::Arg::i32(c.H), interp::Arg::i32(1)});
   o.decode();
   lse.decode();
   // Empty splits' workspace slots stay NaN (stage 1 wrote nothing there).

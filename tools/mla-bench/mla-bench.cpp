@@ -67,7 +67,7 @@ struct Options {
   std::string json;
   bool check = false, list = false;
   uint64_t seed = 0x7e11a;
-  int tokenBlock = 0, stage1Warps = 0; ///< 0: the backend's defaults
+  int tokenBlock = 0, stage1Warps = 0, headBlock = 0; ///< 0: defaults
 };
 
 const char *policyName(mla::SplitPolicy p) {
@@ -136,7 +136,7 @@ std::vector<Shape> makeGrid(const Options &o) {
       "                 [--ragged | --no-ragged | --ragged-only]\n"
       "                 [--runs=N] [--warmup=N] [--host-calls=N]\n"
       "                 [--flush-mib=N] [--copy-mib=N] [--check] [--list]\n"
-      "                 [--json=FILE] [--block-n=N] [--warps=N]\n"
+      "                 [--json=FILE] [--block-n=N] [--block-h=N] [--warps=N]\n"
       "\n"
       "  --quick   (default) B=1,8,32,128 L=4096,8192,32768 H=16,128 page=64,\n"
       "            uniform and ragged\n"
@@ -154,7 +154,8 @@ std::vector<Shape> makeGrid(const Options &o) {
       "            reference on a small ragged batch\n"
       "  --list    print the grid and exit (needs no GPU)\n"
       "  --json    write every result as JSON\n"
-      "  --block-n, --warps  stage-1 tokens per step and warps (tuning)\n"
+      "  --block-n, --block-h, --warps  stage-1 tokens per step, heads per\n"
+      "            program and warps (tuning)\n"
       "Without a GPU: prints 'no GPU' and exits 0.\n");
   std::exit(status);
 }
@@ -260,6 +261,8 @@ Options parseOptions(int argc, char **argv) {
       o.ragged = true, o.uniform = false;
     } else if (arg == "--block-n") {
       o.tokenBlock = takeInt(16);
+    } else if (arg == "--block-h") {
+      o.headBlock = takeInt(16);
     } else if (arg == "--warps") {
       o.stage1Warps = takeInt(1);
     } else if (arg == "--runs") {
@@ -464,6 +467,7 @@ mla::TritonMLAImpl makeImpl(int H, int maxBatch, mla::SplitPolicy policy,
   mla::TritonMLAOptions options;
   options.tokenBlock = o.tokenBlock;
   options.stage1Warps = o.stage1Warps;
+  options.headBlock = o.headBlock;
   options.maxBatch = maxBatch;
   options.splitPolicy = policy;
   return mla::TritonMLAImpl(H, D, kScale, 1, std::nullopt, std::nullopt, "auto",

@@ -113,16 +113,19 @@ struct TritonMLAOptions {
   /// SplitPolicy::Auto: the most splits (1..256).
   int maxSplits = 128;
   /// Stage-1 tile configuration, for tuning: tokens per step (a power of two,
-  /// 16..128) and warps per program (1..16, a power of two); 0: defaults
-  /// (TritonMLAImpl::kTokenBlock, kStage1Warps).
+  /// 16..128), warps per program (1..16, a power of two) and heads per
+  /// program (16, 32 or 64); 0: defaults (TritonMLAImpl::kTokenBlock,
+  /// kStage1Warps, kHeadBlock).
   int tokenBlock = 0;
   int stage1Warps = 0;
+  int headBlock = 0;
 };
 
 /// The split count `policy` chooses (see SplitPolicy). Pure host function.
+/// `headBlock`: heads per stage-1 program.
 TILEMLA_API int chooseNumSplits(SplitPolicy policy, int64_t batch,
                                 int64_t numHeads, int64_t maxSeqLen, int numSMs,
-                                int maxSplits = 128);
+                                int maxSplits = 128, int headBlock = 16);
 
 /// The seed's decode metadata, plus a host-side fact.
 struct DecodeMetadata {
@@ -137,9 +140,9 @@ struct DecodeMetadata {
 class TILEMLA_API TritonMLAImpl {
 public:
   static constexpr bool can_return_lse_for_decode = true;
-  static constexpr int kHeadBlock = 16;  ///< heads per stage-1 program
+  static constexpr int kHeadBlock = 16;   ///< heads per stage-1 program
   static constexpr int kTokenBlock = 128; ///< tokens per stage-1 step
-  static constexpr int kStage1Warps = 8; ///< warps per stage-1 program
+  static constexpr int kStage1Warps = 8;  ///< warps per stage-1 program
 
   /// The seed's constructor. Throws tilemla::Error with the seed's messages
   /// for what it refuses: alibi_slopes, sliding_window or logits_soft_cap
@@ -202,6 +205,8 @@ private:
   };
   const Kernels &kernelsFor(int64_t pageSize, int splits, DType dtype,
                             DType lseDtype);
+  /// Heads per stage-1 program.
+  int headBlock() const { return opts.headBlock ? opts.headBlock : kHeadBlock; }
   /// Output columns per stage-2 program (R is a power of two).
   int64_t stage2ColumnBlock() const { return std::min<int64_t>(rank, 128); }
   /// Byte offset of the log-sum-exps in the workspace (16-byte aligned).
