@@ -3,10 +3,21 @@
 #define TILEMLA_TESTS_MLAVIEWS_H
 
 #include "MlaReference.h"
+#include "tilemla/Runtime.h"
 #include "tilemla/mla/TritonMLA.h"
+
+#include <algorithm>
 
 namespace tilemla::test {
 /// The concatenated q [B, H, R + P] of `p` at device address `data`.
+/// A device copy of `bytes` host bytes (at least 4 bytes are allocated, so an
+/// empty table still has an address).
+inline DeviceBuffer uploadBytes(const void *data, size_t bytes) {
+  DeviceBuffer buffer(std::max<size_t>(bytes, 4));
+  buffer.upload(data, bytes);
+  return buffer;
+}
+
 inline mla::TensorView queryView(const MlaProblem &p, void *data,
                                  mla::DType type) {
   const MlaCase &c = p.c;

@@ -11,6 +11,13 @@ using namespace tilemla;
 namespace fs = std::filesystem;
 
 namespace {
+/// What a driver call without a driver must say.
+static bool namesTheMissingDriver(const std::string &message) {
+  return message.find("CUDA driver") != std::string::npos ||
+         message.find("cuInit") != std::string::npos ||
+         message.find("cuDeviceGet") != std::string::npos;
+}
+
 TEST(RuntimeTest, LaunchWithoutADriverIsAClearError) {
   if (isGpuAvailable() || isInterpreterMode())
     GTEST_SKIP() << "a GPU (or the interpreter) is present";
@@ -20,11 +27,7 @@ TEST(RuntimeTest, LaunchWithoutADriverIsAClearError) {
     kernel.launch({1, 1, 1}, {KernelArg::i32(0)});
     FAIL() << "a launch without a driver did not throw";
   } catch (const Error &error) {
-    std::string message = error.what();
-    EXPECT_TRUE(message.find("CUDA driver") != std::string::npos ||
-                message.find("cuInit") != std::string::npos ||
-                message.find("cuDeviceGet") != std::string::npos)
-        << message;
+    EXPECT_TRUE(namesTheMissingDriver(error.what())) << error.what();
   }
 }
 
@@ -37,11 +40,7 @@ TEST(RuntimeTest, TimingWithoutADriverIsAClearError) {
       attempt();
       FAIL() << "a driver call without a driver did not throw";
     } catch (const Error &error) {
-      std::string message = error.what();
-      EXPECT_TRUE(message.find("CUDA driver") != std::string::npos ||
-                  message.find("cuInit") != std::string::npos ||
-                  message.find("cuDeviceGet") != std::string::npos)
-          << message;
+      EXPECT_TRUE(namesTheMissingDriver(error.what())) << error.what();
     }
   }
 }

@@ -568,16 +568,14 @@ std::vector<CheckResult> spotCheck(const Options &o, std::mt19937_64 &rng) {
                                    : std::vector<int32_t>{1, 517, 1500, 0};
       test::MlaProblem prob = test::makeMlaProblem(c, rng);
       test::MlaReference ref = test::mlaReference(prob);
-      auto upload = [](const void *data, size_t bytes) {
-        DeviceBuffer buffer(std::max<size_t>(bytes, 4));
-        buffer.upload(data, bytes);
-        return buffer;
-      };
-      DeviceBuffer dq = upload(prob.qn.bytes.data(), prob.qn.bytes.size());
-      DeviceBuffer dkv = upload(prob.kv.bytes.data(), prob.kv.bytes.size());
+      DeviceBuffer dq =
+          test::uploadBytes(prob.qn.bytes.data(), prob.qn.bytes.size());
+      DeviceBuffer dkv =
+          test::uploadBytes(prob.kv.bytes.data(), prob.kv.bytes.size());
       DeviceBuffer dbt =
-          upload(prob.blockTable.data(), prob.blockTable.size() * 4);
-      DeviceBuffer dlens = upload(prob.seqLens.data(), prob.seqLens.size() * 4);
+          test::uploadBytes(prob.blockTable.data(), prob.blockTable.size() * 4);
+      DeviceBuffer dlens =
+          test::uploadBytes(prob.seqLens.data(), prob.seqLens.size() * 4);
       const int B = c.B();
       test::HostTensor ho(test::DType::BF16, size_t(B) * H * R),
           hl(test::DType::F32, size_t(B) * H);

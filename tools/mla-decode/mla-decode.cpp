@@ -175,15 +175,10 @@ int runOnDevice(int B, int L, int iters) {
               B, H, R, P, PAGE, L);
   MlaReference ref = mlaReference(p);
 
-  auto upload = [](const void *data, size_t bytes) {
-    DeviceBuffer buffer(std::max<size_t>(bytes, 1));
-    buffer.upload(data, bytes);
-    return buffer;
-  };
-  DeviceBuffer dq = upload(p.qn.bytes.data(), p.qn.bytes.size());
-  DeviceBuffer dkv = upload(p.kv.bytes.data(), p.kv.bytes.size());
-  DeviceBuffer dbt = upload(p.blockTable.data(), p.blockTable.size() * 4);
-  DeviceBuffer dlens = upload(p.seqLens.data(), p.seqLens.size() * 4);
+  DeviceBuffer dq = uploadBytes(p.qn.bytes.data(), p.qn.bytes.size());
+  DeviceBuffer dkv = uploadBytes(p.kv.bytes.data(), p.kv.bytes.size());
+  DeviceBuffer dbt = uploadBytes(p.blockTable.data(), p.blockTable.size() * 4);
+  DeviceBuffer dlens = uploadBytes(p.seqLens.data(), p.seqLens.size() * 4);
   HostTensor o(DType::BF16, size_t(B) * H * R), lse(DType::F32, size_t(B) * H);
   DeviceBuffer dout(o.bytes.size()), dlse(lse.bytes.size());
 
