@@ -26,9 +26,8 @@
 // in the CPU interpreter (for testing the tool on tiny shapes only).
 //
 //===----------------------------------------------------------------------===//
+#include "MlaBench.h"
 #include "MlaViews.h"
-#include "tilemla/Runtime.h"
-#include "tilemla/mla/TritonMLA.h"
 
 #include <algorithm>
 #include <chrono>
@@ -36,274 +35,20 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <numeric>
 #include <optional>
 #include <random>
-#include <sstream>
 #include <string>
 #include <vector>
 
 using namespace tilemla;
+using namespace tilemla::bench;
 using Clock = std::chrono::steady_clock;
 
 namespace {
-constexpr int R = 512, P = 64, D = R + P;
-constexpr double kScale = 0.1352337788; // DeepSeek-V3, as mla-decode
-constexpr size_t MiB = size_t(1) << 20;
-
-//===----------------------------------------------------------------------===//
-// Options and the shape grid
-//===----------------------------------------------------------------------===//
-
-struct Options {
-  std::vector<int> b{1, 8, 32, 128}, l{4096, 8192, 32768}, h{16, 128}, page{64};
-  std::vector<mla::SplitPolicy> policies{mla::SplitPolicy::Auto,
-                                         mla::SplitPolicy::Fixed4,
-                                         mla::SplitPolicy::BatchInvariant};
-  bool uniform = true, ragged = true;
-  int runs = 50, warmup = 5, hostCalls = 1000;
-  std::optional<size_t> flushMiB, copyMiB;
-  std::string json;
-  bool check = false, list = false;
-  uint64_t seed = 0x7e11a;
-  int tokenBlock = 0, stage1Warps = 0, headBlock = 0; ///< 0: defaults
-};
-
-const char *policyName(mla::SplitPolicy p) {
-  return p == mla::SplitPolicy::Fixed4           ? "fixed4"
-         : p == mla::SplitPolicy::BatchInvariant ? "batch-invariant"
-                                                 : "auto";
-}
-
-struct Shape {
-  int H = 16, B = 1, L = 1024, page = 64;
-  bool ragged = false;
-  std::vector<int32_t> lens;
-  int64_t tokens = 0; ///< sum of lens
-  int maxLen = 0;
-};
-
-/// splitmix64: the ragged lengths' generator (the Triton harness has the same).
-uint64_t splitmix64(uint64_t &state) {
-  uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
-/// Lengths uniform in [1, 2L], a function of (B, L) only.
-std::vector<int32_t> raggedLens(int B, int L) {
-  uint64_t state = 0x5EED0000ull + uint64_t(B) * 1000003ull + uint64_t(L);
-  std::vector<int32_t> lens(B);
-  for (int32_t &len : lens)
-    len = int32_t(1 + splitmix64(state) % (2 * uint64_t(L)));
-  return lens;
-}
-
-Shape makeShape(int H, int B, int L, int page, bool ragged) {
-  Shape s;
-  s.H = H, s.B = B, s.L = L, s.page = page, s.ragged = ragged;
-  s.lens = ragged ? raggedLens(B, L) : std::vector<int32_t>(B, L);
-  for (int32_t len : s.lens) {
-    s.tokens += len;
-    s.maxLen = std::max(s.maxLen, int(len));
-  }
-  return s;
-}
-
-/// Every (H, B, L, page) uniform, and ragged for B > 1; ordered by H, page,
-/// B, L.
-std::vector<Shape> makeGrid(const Options &o) {
-  std::vector<Shape> grid;
-  for (int H : o.h)
-    for (int page : o.page)
-      for (int B : o.b)
-        for (int L : o.l) {
-          if (o.uniform)
-            grid.push_back(makeShape(H, B, L, page, false));
-          if (o.ragged && B > 1)
-            grid.push_back(makeShape(H, B, L, page, true));
-        }
-  return grid;
-}
-
-[[noreturn]] void usage(int status) {
-  std::fprintf(
-      status ? stderr : stdout,
-      "usage: mla-bench [--quick | --full] [--b=LIST] [--l=LIST] [--h=LIST]\n"
-      "                 [--page=LIST] [--policy=auto,fixed4,batch-invariant]\n"
-      "                 [--ragged | --no-ragged | --ragged-only]\n"
-      "                 [--runs=N] [--warmup=N] [--host-calls=N]\n"
-      "                 [--flush-mib=N] [--copy-mib=N] [--check] [--list]\n"
-      "                 [--json=FILE] [--block-n=N] [--block-h=N] [--warps=N]\n"
-      "\n"
-      "  --quick   (default) B=1,8,32,128 L=4096,8192,32768 H=16,128 page=64,\n"
-      "            uniform and ragged\n"
-      "  --full    B=1,8,32,128 L=1024,4096,8192,32768 H=16,32,64,128\n"
-      "            page=64,16, uniform and ragged\n"
-      "  --b/--l/--h/--page replace that axis of the chosen grid; ragged\n"
-      "  batches (B > 1) draw each length from [1, 2L]\n"
-      "  --policy  split policies to compare (default all three; 'all')\n"
-      "  --runs    timed calls per case (default 50; fewer, at least 10,\n"
-      "            when a call is long), --warmup calls before (default 5)\n"
-      "  --host-calls  calls timed on the host for 'host us' (default 1000)\n"
-      "  --flush-mib   L2 flush buffer (default 256), --copy-mib copy-ceiling\n"
-      "                buffer (default 1024)\n"
-      "  --check   first compare each (H, page, policy) with an fp64 CPU\n"
-      "            reference on a small ragged batch\n"
-      "  --list    print the grid and exit (needs no GPU)\n"
-      "  --json    write every result as JSON\n"
-      "  --block-n, --block-h, --warps  stage-1 tokens per step, heads per\n"
-      "            program and warps (tuning)\n"
-      "Without a GPU: prints 'no GPU' and exits 0.\n");
-  std::exit(status);
-}
-
-std::vector<int> parseInts(const std::string &flag, const std::string &text) {
-  std::vector<int> values;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    char *end = nullptr;
-    long v = std::strtol(item.c_str(), &end, 10);
-    if (item.empty() || *end || v <= 0 || v > (1L << 30)) {
-      std::fprintf(stderr, "mla-bench: %s: '%s' is not a positive integer\n",
-                   flag.c_str(), item.c_str());
-      std::exit(2);
-    }
-    values.push_back(int(v));
-  }
-  if (values.empty()) {
-    std::fprintf(stderr, "mla-bench: %s needs a value\n", flag.c_str());
-    std::exit(2);
-  }
-  return values;
-}
-
-std::vector<mla::SplitPolicy> parsePolicies(const std::string &text) {
-  std::vector<mla::SplitPolicy> out;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    if (item == "all") {
-      out = Options().policies;
-    } else if (item == "auto") {
-      out.push_back(mla::SplitPolicy::Auto);
-    } else if (item == "fixed4" || item == "fixed" || item == "4") {
-      out.push_back(mla::SplitPolicy::Fixed4);
-    } else if (item == "batch-invariant" || item == "invariant" ||
-               item == "bi" || item == "1") {
-      out.push_back(mla::SplitPolicy::BatchInvariant);
-    } else {
-      std::fprintf(stderr,
-                   "mla-bench: unknown policy '%s' (auto, fixed4, "
-                   "batch-invariant, all)\n",
-                   item.c_str());
-      std::exit(2);
-    }
-  }
-  if (out.empty())
-    usage(2);
-  return out;
-}
-
-Options parseOptions(int argc, char **argv) {
-  Options o;
-  // Axes given on the command line apply after --quick/--full, whatever the
-  // order.
-  std::vector<std::pair<std::string, std::string>> axes;
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i], value;
-    bool hasValue = false;
-    if (size_t eq = arg.find('=');
-        arg.rfind("--", 0) == 0 && eq != std::string::npos) {
-      value = arg.substr(eq + 1);
-      arg = arg.substr(0, eq);
-      hasValue = true;
-    }
-    auto take = [&]() -> std::string {
-      if (hasValue)
-        return value;
-      if (i + 1 >= argc) {
-        std::fprintf(stderr, "mla-bench: %s needs a value\n", arg.c_str());
-        std::exit(2);
-      }
-      return argv[++i];
-    };
-    auto takeInt = [&](int low) {
-      std::vector<int> v = parseInts(arg, take());
-      if (v.size() != 1 || v[0] < low) {
-        std::fprintf(stderr, "mla-bench: %s needs one integer >= %d\n",
-                     arg.c_str(), low);
-        std::exit(2);
-      }
-      return v[0];
-    };
-    if (arg == "--help" || arg == "-h") {
-      usage(0);
-    } else if (arg == "--quick") {
-      Options fresh;
-      o.b = fresh.b, o.l = fresh.l, o.h = fresh.h, o.page = fresh.page;
-    } else if (arg == "--full") {
-      o.b = {1, 8, 32, 128}, o.l = {1024, 4096, 8192, 32768};
-      o.h = {16, 32, 64, 128}, o.page = {64, 16};
-    } else if (arg == "--b" || arg == "--l" || arg == "--h" ||
-               arg == "--page") {
-      axes.emplace_back(arg, take());
-    } else if (arg == "--policy" || arg == "--policies") {
-      o.policies = parsePolicies(take());
-    } else if (arg == "--ragged") {
-      o.ragged = true;
-    } else if (arg == "--no-ragged") {
-      o.ragged = false;
-    } else if (arg == "--ragged-only") {
-      o.ragged = true, o.uniform = false;
-    } else if (arg == "--block-n") {
-      o.tokenBlock = takeInt(16);
-    } else if (arg == "--block-h") {
-      o.headBlock = takeInt(16);
-    } else if (arg == "--warps") {
-      o.stage1Warps = takeInt(1);
-    } else if (arg == "--runs") {
-      o.runs = takeInt(1);
-    } else if (arg == "--warmup") {
-      o.warmup = takeInt(0);
-    } else if (arg == "--host-calls") {
-      o.hostCalls = takeInt(0);
-    } else if (arg == "--flush-mib") {
-      o.flushMiB = size_t(takeInt(0));
-    } else if (arg == "--copy-mib") {
-      o.copyMiB = size_t(takeInt(1));
-    } else if (arg == "--json") {
-      o.json = take();
-    } else if (arg == "--check") {
-      o.check = true;
-    } else if (arg == "--list") {
-      o.list = true;
-    } else {
-      std::fprintf(stderr, "mla-bench: unknown argument '%s'\n", argv[i]);
-      usage(2);
-    }
-  }
-  for (auto &[flag, text] : axes) {
-    std::vector<int> v = parseInts(flag, text);
-    (flag == "--b"   ? o.b
-     : flag == "--l" ? o.l
-     : flag == "--h" ? o.h
-                     : o.page) = v;
-  }
-  return o;
-}
-
 //===----------------------------------------------------------------------===//
 // Measurements
 //===----------------------------------------------------------------------===//
-
-struct Stats {
-  double median = 0, min = 0, p90 = 0; ///< microseconds
-  int runs = 0;
-};
 
 Stats summarize(std::vector<double> us) {
   Stats s;
@@ -348,12 +93,6 @@ public:
 private:
   DeviceBuffer buffer;
   size_t next = 0;
-};
-
-struct CopyCeiling {
-  size_t bytes = 0; ///< read + write
-  Stats us;
-  double gbs = 0;
 };
 
 CopyCeiling measureCopy(size_t bufferBytes, int runs,
@@ -437,42 +176,32 @@ struct Problem {
 
 /// Device bytes a shape needs with the given policies (inputs, outputs,
 /// the largest workspace).
-size_t bytesNeeded(const Shape &s, const std::vector<mla::SplitPolicy> &ps) {
-  size_t ws = 0;
-  for (mla::SplitPolicy p : ps) {
-    size_t splits = p == mla::SplitPolicy::Auto     ? 64
-                    : p == mla::SplitPolicy::Fixed4 ? 4
-                                                    : 1;
-    ws = std::max(ws, size_t(s.B) * s.H * splits * (R + 1) * 4 +
-                          size_t(s.B) * s.H * 4);
-  }
-  return Problem::kvBytes(s) + size_t(s.B) * s.H * (D + R) * 2 +
-         size_t(s.B) * s.H * 4 + size_t(s.B) * (s.maxLen / s.page + 2) * 4 + ws;
-}
-
-struct Result {
-  Shape shape;
-  mla::SplitPolicy policy{};
-  int splits = 0;
-  double firstCallMs = 0, hostUs = 0, bytes = 0, flops = 0;
-  int hostCallsDone = 0;
-  Stats us;
-  std::string error;
-  double gbs() const { return us.median > 0 ? bytes / us.median / 1e3 : 0; }
-  double tflops() const { return us.median > 0 ? flops / us.median / 1e6 : 0; }
-};
-
+/// The backend as mla-bench runs it; `device` -1 allocates nothing (for
+/// sizing).
 mla::TritonMLAImpl makeImpl(int H, int maxBatch, mla::SplitPolicy policy,
-                            const Options &o) {
+                            const Options &o, int device = 0) {
   mla::TritonMLAOptions options;
   options.tokenBlock = o.tokenBlock;
   options.stage1Warps = o.stage1Warps;
   options.headBlock = o.headBlock;
   options.maxBatch = maxBatch;
   options.splitPolicy = policy;
+  options.device = device;
   return mla::TritonMLAImpl(H, D, kScale, 1, std::nullopt, std::nullopt, "auto",
                             std::nullopt, "decoder", std::nullopt,
                             mla::MLAArgs{R, P, 128, 128}, options);
+}
+
+/// Device bytes a shape needs: its data plus the largest workspace of the
+/// policies (as the backend sizes it).
+size_t bytesNeeded(const Shape &s, const Options &o) {
+  size_t ws = 0;
+  for (mla::SplitPolicy p : o.policies) {
+    size_t rows = makeImpl(s.H, s.B, p, o, /*device=*/-1).workspaceSplitRows();
+    ws = std::max(ws, rows * s.H * (R + 1) * 4 + size_t(s.B) * s.H * 4);
+  }
+  return Problem::kvBytes(s) + size_t(s.B) * s.H * (D + R) * 2 +
+         size_t(s.B) * s.H * 4 + size_t(s.B) * (s.maxLen / s.page + 2) * 4 + ws;
 }
 
 Result runCase(Problem &p, mla::SplitPolicy policy, const Options &o,
@@ -549,14 +278,6 @@ Result runCase(Problem &p, mla::SplitPolicy policy, const Options &o,
 // Correctness spot check
 //===----------------------------------------------------------------------===//
 
-struct CheckResult {
-  int H = 0, page = 0;
-  mla::SplitPolicy policy{};
-  double oErr = 0, lseErr = 0;
-  bool ok = false;
-  std::string error;
-};
-
 std::vector<CheckResult> spotCheck(const Options &o, std::mt19937_64 &rng) {
   std::vector<CheckResult> out;
   for (int H : o.h)
@@ -616,143 +337,6 @@ std::vector<CheckResult> spotCheck(const Options &o, std::mt19937_64 &rng) {
 }
 
 //===----------------------------------------------------------------------===//
-// Output
-//===----------------------------------------------------------------------===//
-
-std::string jsonString(const std::string &text) {
-  std::string out = "\"";
-  for (char ch : text) {
-    if (ch == '"' || ch == '\\')
-      out += '\\', out += ch;
-    else if (static_cast<unsigned char>(ch) < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", ch);
-      out += buf;
-    } else
-      out += ch;
-  }
-  return out + "\"";
-}
-
-std::string jsonNumber(double v) {
-  if (!std::isfinite(v))
-    return "null";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
-  return buf;
-}
-
-std::string shapeJson(const Shape &s) {
-  std::string out = "\"h\": " + std::to_string(s.H) +
-                    ", \"b\": " + std::to_string(s.B) +
-                    ", \"l\": " + std::to_string(s.L) +
-                    ", \"page\": " + std::to_string(s.page) +
-                    ", \"ragged\": " + (s.ragged ? "true" : "false") +
-                    ", \"tokens\": " + std::to_string(s.tokens) +
-                    ", \"max_len\": " + std::to_string(s.maxLen);
-  return out;
-}
-
-std::string shapeLabel(const Shape &s) {
-  char buf[96];
-  std::snprintf(buf, sizeof buf, "%4d %4d %6d %4d %-7s", s.H, s.B, s.L, s.page,
-                s.ragged ? "ragged" : "uniform");
-  return buf;
-}
-
-struct Report {
-  DeviceInfo device;
-  CopyCeiling copy;
-  size_t flushBytes = 0;
-  std::vector<Result> results;
-  std::vector<std::pair<Shape, std::string>> skipped;
-  std::vector<CheckResult> checks;
-  std::string skippedAll; ///< no GPU
-};
-
-bool writeJson(const std::string &path, const Options &o, const Report &r) {
-  std::ofstream out(path);
-  if (!out)
-    return false;
-  out << "{\n  \"tool\": \"mla-bench\",\n";
-  if (!r.skippedAll.empty()) {
-    out << "  \"skipped\": " << jsonString(r.skippedAll)
-        << ",\n  \"results\": []\n}\n";
-    return bool(out);
-  }
-  out << "  \"device\": {\"name\": " << jsonString(r.device.name)
-      << ", \"arch\": " << jsonString(r.device.arch)
-      << ", \"sms\": " << r.device.multiprocessors
-      << ", \"total_bytes\": " << r.device.totalMemory << "},\n";
-  out << "  \"interpreter\": " << (isInterpreterMode() ? "true" : "false")
-      << ",\n";
-  out << "  \"dtype\": \"bf16\", \"kv_lora_rank\": " << R
-      << ", \"rope_dim\": " << P << ", \"scale\": " << jsonNumber(kScale)
-      << ",\n";
-  out << "  \"runs\": " << o.runs << ", \"warmup\": " << o.warmup
-      << ", \"flush_bytes\": " << r.flushBytes << ",\n";
-  out << "  \"copy_ceiling\": {\"bytes\": " << r.copy.bytes
-      << ", \"median_us\": " << jsonNumber(r.copy.us.median)
-      << ", \"min_us\": " << jsonNumber(r.copy.us.min)
-      << ", \"gbs\": " << jsonNumber(r.copy.gbs) << "},\n";
-  out << "  \"results\": [";
-  for (size_t i = 0; i < r.results.size(); ++i) {
-    const Result &x = r.results[i];
-    out << (i ? ",\n" : "\n") << "    {" << shapeJson(x.shape)
-        << ", \"policy\": " << jsonString(policyName(x.policy))
-        << ", \"splits\": " << x.splits;
-    if (!x.error.empty()) {
-      out << ", \"error\": " << jsonString(x.error) << "}";
-      continue;
-    }
-    out << ", \"first_call_ms\": " << jsonNumber(x.firstCallMs)
-        << ", \"runs\": " << x.us.runs
-        << ", \"median_us\": " << jsonNumber(x.us.median)
-        << ", \"min_us\": " << jsonNumber(x.us.min)
-        << ", \"p90_us\": " << jsonNumber(x.us.p90)
-        << ", \"bytes\": " << jsonNumber(x.bytes)
-        << ", \"flops\": " << jsonNumber(x.flops)
-        << ", \"gbs\": " << jsonNumber(x.gbs())
-        << ", \"tflops\": " << jsonNumber(x.tflops())
-        << ", \"pct_copy\": " << jsonNumber(100 * x.gbs() / r.copy.gbs)
-        << ", \"host_us\": " << jsonNumber(x.hostUs)
-        << ", \"host_calls\": " << x.hostCallsDone << "}";
-  }
-  out << "\n  ],\n  \"skipped_shapes\": [";
-  for (size_t i = 0; i < r.skipped.size(); ++i)
-    out << (i ? ",\n" : "\n") << "    {" << shapeJson(r.skipped[i].first)
-        << ", \"reason\": " << jsonString(r.skipped[i].second) << "}";
-  out << "\n  ],\n  \"checks\": [";
-  for (size_t i = 0; i < r.checks.size(); ++i) {
-    const CheckResult &c = r.checks[i];
-    out << (i ? ",\n" : "\n") << "    {\"h\": " << c.H
-        << ", \"page\": " << c.page
-        << ", \"policy\": " << jsonString(policyName(c.policy))
-        << ", \"o_rel_err\": " << jsonNumber(c.oErr)
-        << ", \"lse_abs_err\": " << jsonNumber(c.lseErr)
-        << ", \"ok\": " << (c.ok ? "true" : "false");
-    if (!c.error.empty())
-      out << ", \"error\": " << jsonString(c.error);
-    out << "}";
-  }
-  out << "\n  ]\n}\n";
-  return bool(out);
-}
-
-void printRow(const Result &x, double copyGbs) {
-  if (!x.error.empty()) {
-    std::printf("%s %-15s  error: %s\n", shapeLabel(x.shape).c_str(),
-                policyName(x.policy), x.error.c_str());
-    return;
-  }
-  std::printf("%s %-15s %6d %9.1f %9.1f %9.1f %8.0f %8.1f %6.1f %8.2f\n",
-              shapeLabel(x.shape).c_str(), policyName(x.policy), x.splits,
-              x.us.median, x.us.min, x.us.p90, x.gbs(), x.tflops(),
-              100 * x.gbs() / copyGbs, x.hostUs);
-  std::fflush(stdout);
-}
-
-//===----------------------------------------------------------------------===//
 // Main
 //===----------------------------------------------------------------------===//
 
@@ -793,7 +377,7 @@ int run(const Options &o, const std::vector<Shape> &grid, Report &report) {
               "H", "B", "L", "page", "kind", "policy", "splits", "med us",
               "min us", "p90 us", "GB/s", "TFLOP/s", "%copy", "host us");
   for (const Shape &s : grid) {
-    size_t need = bytesNeeded(s, o.policies);
+    size_t need = bytesNeeded(s, o);
     if (!interp) {
       size_t freeBytes = deviceInfo().freeMemory;
       size_t margin = 512 * MiB;
@@ -838,7 +422,7 @@ int main(int argc, char **argv) {
     for (const Shape &s : grid)
       std::printf("%s tokens=%lld max_len=%d needs %.2f GiB\n",
                   shapeLabel(s).c_str(), (long long)s.tokens, s.maxLen,
-                  double(bytesNeeded(s, o.policies)) / double(1 << 30));
+                  double(bytesNeeded(s, o)) / double(1 << 30));
     return 0;
   }
   Report report;

@@ -1,0 +1,229 @@
+//===- Grid.cpp - mla-bench's command line and shape grid -----------------===//
+#include "MlaBench.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+
+namespace tilemla::bench {
+uint64_t splitmix64(uint64_t &state) {
+  uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+namespace {
+
+/// Lengths uniform in [1, 2L], a function of (B, L) only.
+std::vector<int32_t> raggedLens(int B, int L) {
+  uint64_t state = 0x5EED0000ull + uint64_t(B) * 1000003ull + uint64_t(L);
+  std::vector<int32_t> lens(B);
+  for (int32_t &len : lens)
+    len = int32_t(1 + splitmix64(state) % (2 * uint64_t(L)));
+  return lens;
+}
+
+Shape makeShape(int H, int B, int L, int page, bool ragged) {
+  Shape s;
+  s.H = H, s.B = B, s.L = L, s.page = page, s.ragged = ragged;
+  s.lens = ragged ? raggedLens(B, L) : std::vector<int32_t>(B, L);
+  for (int32_t len : s.lens) {
+    s.tokens += len;
+    s.maxLen = std::max(s.maxLen, int(len));
+  }
+  return s;
+}
+
+/// Every (H, B, L, page) uniform, and ragged for B > 1; ordered by H, page,
+/// B, L.
+[[noreturn]] void usage(int status) {
+  std::fprintf(
+      status ? stderr : stdout,
+      "usage: mla-bench [--quick | --full] [--b=LIST] [--l=LIST] [--h=LIST]\n"
+      "                 [--page=LIST] [--policy=auto,fixed4,batch-invariant]\n"
+      "                 [--ragged | --no-ragged | --ragged-only]\n"
+      "                 [--runs=N] [--warmup=N] [--host-calls=N]\n"
+      "                 [--flush-mib=N] [--copy-mib=N] [--check] [--list]\n"
+      "                 [--json=FILE] [--block-n=N] [--block-h=N] [--warps=N]\n"
+      "\n"
+      "  --quick   (default) B=1,8,32,128 L=4096,8192,32768 H=16,128 page=64,\n"
+      "            uniform and ragged\n"
+      "  --full    B=1,8,32,128 L=1024,4096,8192,32768 H=16,32,64,128\n"
+      "            page=64,16, uniform and ragged\n"
+      "  --b/--l/--h/--page replace that axis of the chosen grid; ragged\n"
+      "  batches (B > 1) draw each length from [1, 2L]\n"
+      "  --policy  split policies to compare (default all three; 'all')\n"
+      "  --runs    timed calls per case (default 50; fewer, at least 10,\n"
+      "            when a call is long), --warmup calls before (default 5)\n"
+      "  --host-calls  calls timed on the host for 'host us' (default 1000)\n"
+      "  --flush-mib   L2 flush buffer (default 256), --copy-mib copy-ceiling\n"
+      "                buffer (default 1024)\n"
+      "  --check   first compare each (H, page, policy) with an fp64 CPU\n"
+      "            reference on a small ragged batch\n"
+      "  --list    print the grid and exit (needs no GPU)\n"
+      "  --json    write every result as JSON\n"
+      "  --block-n, --block-h, --warps  stage-1 tokens per step, heads per\n"
+      "            program and warps (tuning)\n"
+      "Without a GPU: prints 'no GPU' and exits 0.\n");
+  std::exit(status);
+}
+
+} // namespace
+
+std::vector<Shape> makeGrid(const Options &o) {
+  std::vector<Shape> grid;
+  for (int H : o.h)
+    for (int page : o.page)
+      for (int B : o.b)
+        for (int L : o.l) {
+          if (o.uniform)
+            grid.push_back(makeShape(H, B, L, page, false));
+          if (o.ragged && B > 1)
+            grid.push_back(makeShape(H, B, L, page, true));
+        }
+  return grid;
+}
+
+const char *policyName(mla::SplitPolicy p) {
+  return p == mla::SplitPolicy::Fixed4           ? "fixed4"
+         : p == mla::SplitPolicy::BatchInvariant ? "batch-invariant"
+                                                 : "auto";
+}
+
+std::vector<int> parseInts(const std::string &flag, const std::string &text) {
+  std::vector<int> values;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    char *end = nullptr;
+    long v = std::strtol(item.c_str(), &end, 10);
+    if (item.empty() || *end || v <= 0 || v > (1L << 30)) {
+      std::fprintf(stderr, "mla-bench: %s: '%s' is not a positive integer\n",
+                   flag.c_str(), item.c_str());
+      std::exit(2);
+    }
+    values.push_back(int(v));
+  }
+  if (values.empty()) {
+    std::fprintf(stderr, "mla-bench: %s needs a value\n", flag.c_str());
+    std::exit(2);
+  }
+  return values;
+}
+
+std::vector<mla::SplitPolicy> parsePolicies(const std::string &text) {
+  std::vector<mla::SplitPolicy> out;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    if (item == "all") {
+      out = Options().policies;
+    } else if (item == "auto") {
+      out.push_back(mla::SplitPolicy::Auto);
+    } else if (item == "fixed4" || item == "fixed" || item == "4") {
+      out.push_back(mla::SplitPolicy::Fixed4);
+    } else if (item == "batch-invariant" || item == "invariant" ||
+               item == "bi" || item == "1") {
+      out.push_back(mla::SplitPolicy::BatchInvariant);
+    } else {
+      std::fprintf(stderr,
+                   "mla-bench: unknown policy '%s' (auto, fixed4, "
+                   "batch-invariant, all)\n",
+                   item.c_str());
+      std::exit(2);
+    }
+  }
+  if (out.empty())
+    usage(2);
+  return out;
+}
+
+Options parseOptions(int argc, char **argv) {
+  Options o;
+  // Axes given on the command line apply after --quick/--full, whatever the
+  // order.
+  std::vector<std::pair<std::string, std::string>> axes;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i], value;
+    bool hasValue = false;
+    if (size_t eq = arg.find('=');
+        arg.rfind("--", 0) == 0 && eq != std::string::npos) {
+      value = arg.substr(eq + 1);
+      arg = arg.substr(0, eq);
+      hasValue = true;
+    }
+    auto take = [&]() -> std::string {
+      if (hasValue)
+        return value;
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "mla-bench: %s needs a value\n", arg.c_str());
+        std::exit(2);
+      }
+      return argv[++i];
+    };
+    auto takeInt = [&](int low) {
+      std::vector<int> v = parseInts(arg, take());
+      if (v.size() != 1 || v[0] < low) {
+        std::fprintf(stderr, "mla-bench: %s needs one integer >= %d\n",
+                     arg.c_str(), low);
+        std::exit(2);
+      }
+      return v[0];
+    };
+    if (arg == "--help" || arg == "-h") {
+      usage(0);
+    } else if (arg == "--quick") {
+      Options fresh;
+      o.b = fresh.b, o.l = fresh.l, o.h = fresh.h, o.page = fresh.page;
+    } else if (arg == "--full") {
+      o.b = {1, 8, 32, 128}, o.l = {1024, 4096, 8192, 32768};
+      o.h = {16, 32, 64, 128}, o.page = {64, 16};
+    } else if (arg == "--b" || arg == "--l" || arg == "--h" ||
+               arg == "--page") {
+      axes.emplace_back(arg, take());
+    } else if (arg == "--policy" || arg == "--policies") {
+      o.policies = parsePolicies(take());
+    } else if (arg == "--ragged") {
+      o.ragged = true;
+    } else if (arg == "--no-ragged") {
+      o.ragged = false;
+    } else if (arg == "--ragged-only") {
+      o.ragged = true, o.uniform = false;
+    } else if (arg == "--block-n") {
+      o.tokenBlock = takeInt(16);
+    } else if (arg == "--block-h") {
+      o.headBlock = takeInt(16);
+    } else if (arg == "--warps") {
+      o.stage1Warps = takeInt(1);
+    } else if (arg == "--runs") {
+      o.runs = takeInt(1);
+    } else if (arg == "--warmup") {
+      o.warmup = takeInt(0);
+    } else if (arg == "--host-calls") {
+      o.hostCalls = takeInt(0);
+    } else if (arg == "--flush-mib") {
+      o.flushMiB = size_t(takeInt(0));
+    } else if (arg == "--copy-mib") {
+      o.copyMiB = size_t(takeInt(1));
+    } else if (arg == "--json") {
+      o.json = take();
+    } else if (arg == "--check") {
+      o.check = true;
+    } else if (arg == "--list") {
+      o.list = true;
+    } else {
+      std::fprintf(stderr, "mla-bench: unknown argument '%s'\n", argv[i]);
+      usage(2);
+    }
+  }
+  for (auto &[flag, text] : axes) {
+    std::vector<int> v = parseInts(flag, text);
+    (flag == "--b"   ? o.b
+     : flag == "--l" ? o.l
+     : flag == "--h" ? o.h
+                     : o.page) = v;
+  }
+  return o;
+}
+} // namespace tilemla::bench

@@ -1,0 +1,102 @@
+//===- MlaBench.h - mla-bench's options, shapes and results -----*- C++ -*-===//
+//
+// Shared by the three parts of mla-bench: Grid.cpp (options and the shape
+// grid), mla-bench.cpp (measurements) and Report.cpp (table and JSON).
+//
+//===----------------------------------------------------------------------===//
+#ifndef TILEMLA_TOOLS_MLABENCH_H
+#define TILEMLA_TOOLS_MLABENCH_H
+
+#include "tilemla/Runtime.h"
+#include "tilemla/mla/TritonMLA.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tilemla::bench {
+constexpr int R = 512, P = 64, D = R + P;
+constexpr double kScale = 0.1352337788; // DeepSeek-V3, as mla-decode
+constexpr size_t MiB = size_t(1) << 20;
+
+struct Options {
+  std::vector<int> b{1, 8, 32, 128}, l{4096, 8192, 32768}, h{16, 128}, page{64};
+  std::vector<mla::SplitPolicy> policies{mla::SplitPolicy::Auto,
+                                         mla::SplitPolicy::Fixed4,
+                                         mla::SplitPolicy::BatchInvariant};
+  bool uniform = true, ragged = true;
+  int runs = 50, warmup = 5, hostCalls = 1000;
+  std::optional<size_t> flushMiB, copyMiB;
+  std::string json;
+  bool check = false, list = false;
+  uint64_t seed = 0x7e11a;
+  int tokenBlock = 0, stage1Warps = 0, headBlock = 0; ///< 0: defaults
+};
+
+struct Shape {
+  int H = 16, B = 1, L = 1024, page = 64;
+  bool ragged = false;
+  std::vector<int32_t> lens;
+  int64_t tokens = 0; ///< sum of lens
+  int maxLen = 0;
+};
+
+/// splitmix64: the ragged lengths' generator (the Triton harness has the same).
+
+struct Stats {
+  double median = 0, min = 0, p90 = 0; ///< microseconds
+  int runs = 0;
+};
+
+struct CopyCeiling {
+  size_t bytes = 0; ///< read + write
+  Stats us;
+  double gbs = 0;
+};
+
+struct Result {
+  Shape shape;
+  mla::SplitPolicy policy{};
+  int splits = 0;
+  double firstCallMs = 0, hostUs = 0, bytes = 0, flops = 0;
+  int hostCallsDone = 0;
+  Stats us;
+  std::string error;
+  double gbs() const { return us.median > 0 ? bytes / us.median / 1e3 : 0; }
+  double tflops() const { return us.median > 0 ? flops / us.median / 1e6 : 0; }
+};
+
+struct CheckResult {
+  int H = 0, page = 0;
+  mla::SplitPolicy policy{};
+  double oErr = 0, lseErr = 0;
+  bool ok = false;
+  std::string error;
+};
+
+struct Report {
+  DeviceInfo device;
+  CopyCeiling copy;
+  size_t flushBytes = 0;
+  std::vector<Result> results;
+  std::vector<std::pair<Shape, std::string>> skipped;
+  std::vector<CheckResult> checks;
+  std::string skippedAll; ///< no GPU
+};
+
+/// The splitmix64 generator: the next value of `state`.
+uint64_t splitmix64(uint64_t &state);
+const char *policyName(mla::SplitPolicy p);
+/// Parses the command line; exits with a message on bad flags.
+Options parseOptions(int argc, char **argv);
+/// The shapes `o` selects, in run order.
+std::vector<Shape> makeGrid(const Options &o);
+/// "   H    B      L page kind   " columns of one shape.
+std::string shapeLabel(const Shape &s);
+void printRow(const Result &x, double copyGbs);
+bool writeJson(const std::string &path, const Options &o, const Report &r);
+} // namespace tilemla::bench
+
+#endif

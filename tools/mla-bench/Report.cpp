@@ -1,0 +1,134 @@
+//===- Report.cpp - mla-bench's table rows and JSON -----------------------===//
+#include "MlaBench.h"
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+
+namespace tilemla::bench {
+namespace {
+std::string jsonString(const std::string &text) {
+  std::string out = "\"";
+  for (char ch : text) {
+    if (ch == '"' || ch == '\\')
+      out += '\\', out += ch;
+    else if (static_cast<unsigned char>(ch) < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", ch);
+      out += buf;
+    } else
+      out += ch;
+  }
+  return out + "\"";
+}
+
+std::string jsonNumber(double v) {
+  if (!std::isfinite(v))
+    return "null";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+std::string shapeJson(const Shape &s) {
+  std::string out = "\"h\": " + std::to_string(s.H) +
+                    ", \"b\": " + std::to_string(s.B) +
+                    ", \"l\": " + std::to_string(s.L) +
+                    ", \"page\": " + std::to_string(s.page) +
+                    ", \"ragged\": " + (s.ragged ? "true" : "false") +
+                    ", \"tokens\": " + std::to_string(s.tokens) +
+                    ", \"max_len\": " + std::to_string(s.maxLen);
+  return out;
+}
+
+} // namespace
+
+std::string shapeLabel(const Shape &s) {
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "%4d %4d %6d %4d %-7s", s.H, s.B, s.L, s.page,
+                s.ragged ? "ragged" : "uniform");
+  return buf;
+}
+
+bool writeJson(const std::string &path, const Options &o, const Report &r) {
+  std::ofstream out(path);
+  if (!out)
+    return false;
+  out << "{\n  \"tool\": \"mla-bench\",\n";
+  if (!r.skippedAll.empty()) {
+    out << "  \"skipped\": " << jsonString(r.skippedAll)
+        << ",\n  \"results\": []\n}\n";
+    return bool(out);
+  }
+  out << "  \"device\": {\"name\": " << jsonString(r.device.name)
+      << ", \"arch\": " << jsonString(r.device.arch)
+      << ", \"sms\": " << r.device.multiprocessors
+      << ", \"total_bytes\": " << r.device.totalMemory << "},\n";
+  out << "  \"interpreter\": " << (isInterpreterMode() ? "true" : "false")
+      << ",\n";
+  out << "  \"dtype\": \"bf16\", \"kv_lora_rank\": " << R
+      << ", \"rope_dim\": " << P << ", \"scale\": " << jsonNumber(kScale)
+      << ",\n";
+  out << "  \"runs\": " << o.runs << ", \"warmup\": " << o.warmup
+      << ", \"flush_bytes\": " << r.flushBytes << ",\n";
+  out << "  \"copy_ceiling\": {\"bytes\": " << r.copy.bytes
+      << ", \"median_us\": " << jsonNumber(r.copy.us.median)
+      << ", \"min_us\": " << jsonNumber(r.copy.us.min)
+      << ", \"gbs\": " << jsonNumber(r.copy.gbs) << "},\n";
+  out << "  \"results\": [";
+  for (size_t i = 0; i < r.results.size(); ++i) {
+    const Result &x = r.results[i];
+    out << (i ? ",\n" : "\n") << "    {" << shapeJson(x.shape)
+        << ", \"policy\": " << jsonString(policyName(x.policy))
+        << ", \"splits\": " << x.splits;
+    if (!x.error.empty()) {
+      out << ", \"error\": " << jsonString(x.error) << "}";
+      continue;
+    }
+    out << ", \"first_call_ms\": " << jsonNumber(x.firstCallMs)
+        << ", \"runs\": " << x.us.runs
+        << ", \"median_us\": " << jsonNumber(x.us.median)
+        << ", \"min_us\": " << jsonNumber(x.us.min)
+        << ", \"p90_us\": " << jsonNumber(x.us.p90)
+        << ", \"bytes\": " << jsonNumber(x.bytes)
+        << ", \"flops\": " << jsonNumber(x.flops)
+        << ", \"gbs\": " << jsonNumber(x.gbs())
+        << ", \"tflops\": " << jsonNumber(x.tflops())
+        << ", \"pct_copy\": " << jsonNumber(100 * x.gbs() / r.copy.gbs)
+        << ", \"host_us\": " << jsonNumber(x.hostUs)
+        << ", \"host_calls\": " << x.hostCallsDone << "}";
+  }
+  out << "\n  ],\n  \"skipped_shapes\": [";
+  for (size_t i = 0; i < r.skipped.size(); ++i)
+    out << (i ? ",\n" : "\n") << "    {" << shapeJson(r.skipped[i].first)
+        << ", \"reason\": " << jsonString(r.skipped[i].second) << "}";
+  out << "\n  ],\n  \"checks\": [";
+  for (size_t i = 0; i < r.checks.size(); ++i) {
+    const CheckResult &c = r.checks[i];
+    out << (i ? ",\n" : "\n") << "    {\"h\": " << c.H
+        << ", \"page\": " << c.page
+        << ", \"policy\": " << jsonString(policyName(c.policy))
+        << ", \"o_rel_err\": " << jsonNumber(c.oErr)
+        << ", \"lse_abs_err\": " << jsonNumber(c.lseErr)
+        << ", \"ok\": " << (c.ok ? "true" : "false");
+    if (!c.error.empty())
+      out << ", \"error\": " << jsonString(c.error);
+    out << "}";
+  }
+  out << "\n  ]\n}\n";
+  return bool(out);
+}
+
+void printRow(const Result &x, double copyGbs) {
+  if (!x.error.empty()) {
+    std::printf("%s %-15s  error: %s\n", shapeLabel(x.shape).c_str(),
+                policyName(x.policy), x.error.c_str());
+    return;
+  }
+  std::printf("%s %-15s %6d %9.1f %9.1f %9.1f %8.0f %8.1f %6.1f %8.2f\n",
+              shapeLabel(x.shape).c_str(), policyName(x.policy), x.splits,
+              x.us.median, x.us.min, x.us.p90, x.gbs(), x.tflops(),
+              100 * x.gbs() / copyGbs, x.hostUs);
+  std::fflush(stdout);
+}
+} // namespace tilemla::bench
