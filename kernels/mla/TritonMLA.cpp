@@ -135,7 +135,10 @@ int chooseNumSplits(SplitPolicy policy, int64_t batch, int64_t numHeads,
     int64_t programs =
         std::max<int64_t>(1, batch) *
         cdiv(std::max<int64_t>(1, numHeads), std::max(1, headBlock));
-    int64_t want = cdiv(2 * int64_t(std::max(1, numSMs)), programs);
+    // At least the seed's 4: with ragged lengths a few splits per request
+    // balance the SMs much better, at little cost for uniform ones.
+    int64_t want =
+        std::max<int64_t>(4, cdiv(2 * int64_t(std::max(1, numSMs)), programs));
     int64_t len = std::max<int64_t>(0, maxSeqLen);
     int64_t byLen = len / 256 + (len % 256 != 0); // cdiv without overflow
     int64_t splits = std::clamp<int64_t>(std::min(want, byLen), 1,

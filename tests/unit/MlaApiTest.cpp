@@ -156,9 +156,11 @@ TEST(MlaSplits, Policies) {
   // One long request, 128 heads (8 head blocks): want 33, by length 274
   // -> 33 -> 32 (power of two).
   EXPECT_EQ(chooseNumSplits(SplitPolicy::Auto, 1, 128, 70000, 132), 32);
-  // Large batches fill the GPU without splitting (264 programs = 2 waves).
-  EXPECT_EQ(chooseNumSplits(SplitPolicy::Auto, 256, 16, 4096, 132), 2);
-  EXPECT_EQ(chooseNumSplits(SplitPolicy::Auto, 264, 16, 4096, 132), 1);
+  // Large batches would fill the GPU without splitting, but keep the seed's
+  // 4 splits (ragged lengths balance better), if the length allows.
+  EXPECT_EQ(chooseNumSplits(SplitPolicy::Auto, 256, 16, 4096, 132), 4);
+  EXPECT_EQ(chooseNumSplits(SplitPolicy::Auto, 264, 16, 4096, 132), 4);
+  EXPECT_EQ(chooseNumSplits(SplitPolicy::Auto, 264, 16, 600, 132), 2);
   EXPECT_EQ(chooseNumSplits(SplitPolicy::Auto, 64, 16, 4096, 132), 4);
   // Short sequences: >= 256 tokens a split.
   EXPECT_EQ(chooseNumSplits(SplitPolicy::Auto, 1, 16, 300, 132), 2);

@@ -84,8 +84,9 @@ enum class SplitPolicy {
   /// depend on the batch it is in (one reduction order per request).
   BatchInvariant,
   /// From host-side facts only (SM count, batch, heads, max_seq_len):
-  ///   programs_per_split = B * cdiv(H, 16)
-  ///   want   = cdiv(2 * numSMs, programs_per_split)  (about two waves)
+  ///   programs_per_split = B * cdiv(H, headBlock)
+  ///   want   = max(4, cdiv(2 * numSMs, programs_per_split))
+  ///            (about two waves, at least the seed's 4 for ragged batches)
   ///   by_len = cdiv(max_seq_len, 256)                (>= 256 tokens a split)
   ///   splits = clamp(min(want, by_len), 1, maxSplits), rounded down to a
   ///            power of two (so at most 9 specializations get compiled).
