@@ -233,6 +233,8 @@ void mlir::tile::annotateAccessWidths(ModuleOp module) {
         width = widthFor(op, load.getPtr(), load.getMask(), analysis);
       else if (auto store = dyn_cast<StoreOp>(op))
         width = widthFor(op, store.getPtr(), store.getMask(), analysis);
+      else if (auto copy = dyn_cast<AsyncCopyOp>(op))
+        width = widthFor(op, copy.getPtr(), copy.getMask(), analysis);
       if (width)
         op->setAttr(
             kAccessWidthAttr,

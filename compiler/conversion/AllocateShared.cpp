@@ -28,8 +28,8 @@ void markStagedOperandReuse(Block &block) {
       continue;
     }
     auto dot = dyn_cast<DotOp>(op);
-    if (!dot || !isMmaDot(dot))
-      continue;
+    if (!dot || !isMmaDot(dot) || isSharedView(dot.getB()))
+      continue; // views are read in place and never staged
     if (previous && previous.getB() == dot.getB())
       dot->setAttr(kReuseStagedBAttr, UnitAttr::get(op.getContext()));
     previous = dot;
@@ -44,7 +44,8 @@ struct AllocateSharedPass
     bool hasMmaDot = false;
     module.walk([&](Operation *op) {
       bytes = std::max(bytes, getScratchBytes(op));
-      if (auto dot = dyn_cast<DotOp>(op); dot && isMmaDot(dot)) {
+      if (auto dot = dyn_cast<DotOp>(op);
+          dot && isMmaDot(dot) && !isSharedView(dot.getB())) {
         hasMmaDot = true;
         dotOperandBytes = std::max(dotOperandBytes, getMmaDotStagedBBytes(dot));
       }
@@ -60,6 +61,15 @@ struct AllocateSharedPass
           markStagedOperandReuse(block);
       });
     }
+    // Buffers of pipelined loops and resident operands live above, each in
+    // its own region: they stay valid across the ops in between.
+    module.walk([&](LocalAllocOp alloc) {
+      SharedBufferType type = alloc.getType();
+      alloc.setOffset(bytes);
+      bytes += llvm::alignTo(type.getStages() * type.getStageElements() *
+                                 getSharedElementBytes(type.getElementType()),
+                             16);
+    });
     module->setAttr(kSharedBytesAttr, IntegerAttr::get(i32, bytes));
   }
 };

@@ -1,11 +1,12 @@
 //===- MmaDotOpToLLVM.cpp - dot on the tensor cores (mma.sync) ------------===//
 //
 // f16/bf16 dots whose accumulator carries the #tile.mma layout run on
-// mma.sync.m16n8k16 (sm_80 and later). Both operands are staged in shared
-// memory, row-major with rows padded by 16 bytes so that the eight 16-byte
-// rows one ldmatrix phase reads fall into distinct bank groups; fragments
-// come back with ldmatrix (.trans for a [K, N] b, plain for a transposed
-// [N, K] b, whose rows are the instruction's "col" layout already).
+// mma.sync.m16n8k16 (sm_80 and later). Operands in registers are staged in
+// shared memory (operands already there, `#tile.shared` views of a pipelined
+// buffer, are read in place), row-major with rows padded by 16 bytes so that
+// the eight 16-byte rows one ldmatrix phase reads fall into distinct bank
+// groups; fragments come back with ldmatrix (.trans for a [K, N] b, plain for a
+// transposed [N, K] b, whose rows are the instruction's "col" layout already).
 //
 // The accumulator's register rows 2t and 2t + 1 are the instruction tile's
 // row halves and each pair of register columns one 8-column tile (see
@@ -74,7 +75,9 @@ struct MmaDotOpConversion : OpConversionPattern<DotOp> {
     auto mma = dyn_cast_or_null<MmaEncodingAttr>(accType.getEncoding());
     if (!mma || !isMmaCompatibleDot(op, mma))
       return rewriter.notifyMatchFailure(op, "not an mma.sync dot");
-    if (!getLayout(aType) || !getLayout(bType))
+    bool aInShared = isSharedView(op.getA()),
+         bInShared = isSharedView(op.getB());
+    if ((!aInShared && !getLayout(aType)) || (!bInShared && !getLayout(bType)))
       return rewriter.notifyMatchFailure(op, "operands need layouts");
     Location loc = op.getLoc();
     bool transB = op.getTransB();
@@ -102,29 +105,48 @@ struct MmaDotOpConversion : OpConversionPattern<DotOp> {
     tiles.row0 = wrap(mul(rewriter, loc, warpM, 8), tiles.m);
     tiles.col0 = wrap(mul(rewriter, loc, warpN, 8), tiles.n);
 
-    // Stage both operands, row-major with padded rows.
-    Value shared = getSharedBase(rewriter, loc, op);
-    int64_t aStride = tiles.k + kRowPad;
-    int64_t bStride = (transB ? tiles.k : tiles.n) + kRowPad;
+    // Operands in registers are staged row-major with padded rows; views
+    // (#tile.shared) are read where they are.
     Type inType = getTypeConverter()->convertType(aType.getElementType());
-    // b has its own region (see tile-allocate-shared); a dot marked
-    // reuse_staged_b finds it there already, written by the previous dot.
-    auto bOffset = op->getParentOfType<ModuleOp>()->getAttrOfType<IntegerAttr>(
-        kDotOperandOffsetAttr);
-    if (!bOffset)
-      return op.emitOpError("needs tile-allocate-shared to place its operands");
-    Value bShared =
-        sharedElementPtr(rewriter, loc, shared, rewriter.getI8Type(),
-                         i32Constant(rewriter, loc, bOffset.getInt()));
-    target.barrier(rewriter, loc);
-    stageRowMajor(rewriter, loc, aType,
-                  unpackStruct(rewriter, loc, adaptor.getA()), shared, aStride,
-                  lane, warp);
-    if (!op->hasAttr(kReuseStagedBAttr))
-      stageRowMajor(rewriter, loc, bType,
-                    unpackStruct(rewriter, loc, adaptor.getB()), bShared,
-                    bStride, lane, warp);
-    target.barrier(rewriter, loc);
+    Value shared, bShared;
+    int64_t aStride, bStride;
+    if (aInShared) {
+      shared = adaptor.getA();
+      aStride = cast<SharedEncodingAttr>(aType.getEncoding()).getRowStride();
+    } else {
+      shared = getSharedBase(rewriter, loc, op);
+      aStride = tiles.k + kRowPad;
+    }
+    if (bInShared) {
+      bShared = adaptor.getB();
+      bStride = cast<SharedEncodingAttr>(bType.getEncoding()).getRowStride();
+    } else {
+      // b has its own region (see tile-allocate-shared); a dot marked
+      // reuse_staged_b finds it there already, written by the previous dot.
+      auto bOffset =
+          op->getParentOfType<ModuleOp>()->getAttrOfType<IntegerAttr>(
+              kDotOperandOffsetAttr);
+      if (!bOffset)
+        return op.emitOpError(
+            "needs tile-allocate-shared to place its operands");
+      bShared = sharedElementPtr(
+          rewriter, loc, getSharedBase(rewriter, loc, op), rewriter.getI8Type(),
+          i32Constant(rewriter, loc, bOffset.getInt()));
+      bStride = (transB ? tiles.k : tiles.n) + kRowPad;
+    }
+    bool stageB = !bInShared && !op->hasAttr(kReuseStagedBAttr);
+    if (!aInShared || stageB) {
+      target.barrier(rewriter, loc);
+      if (!aInShared)
+        stageRowMajor(rewriter, loc, aType,
+                      unpackStruct(rewriter, loc, adaptor.getA()), shared,
+                      aStride, lane, warp);
+      if (stageB)
+        stageRowMajor(rewriter, loc, bType,
+                      unpackStruct(rewriter, loc, adaptor.getB()), bShared,
+                      bStride, lane, warp);
+      target.barrier(rewriter, loc);
+    }
 
     int64_t accCols = 2 * tiles.nTiles;
     Value laneRow =

@@ -73,6 +73,7 @@ private:
     populateConvertLayoutOpToLLVMPatterns(converter, target, patterns);
     populateDotOpToLLVMPatterns(converter, target, patterns);
     populateMmaDotOpToLLVMPatterns(converter, target, patterns);
+    populateSharedMemoryOpToLLVMPatterns(converter, target, patterns);
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns,
                                                                    converter);
     ConversionTarget legality(*context);

@@ -15,7 +15,12 @@ TileLLVMTypeConverter::TileLLVMTypeConverter(MLIRContext *context) {
   addConversion([this](Float8E4M3FNType type) -> Type {
     return IntegerType::get(type.getContext(), 8);
   });
+  addConversion([context](SharedBufferType) {
+    return LLVM::LLVMPointerType::get(context, kSharedAddressSpace);
+  });
   addConversion([this](RankedTensorType type) -> std::optional<Type> {
+    if (isa_and_nonnull<SharedEncodingAttr>(type.getEncoding()))
+      return LLVM::LLVMPointerType::get(type.getContext(), kSharedAddressSpace);
     auto layout = getLayout(type);
     if (!layout)
       return std::nullopt; // tile IR without layouts cannot be lowered.
@@ -272,7 +277,7 @@ unsigned mlir::tile::getScratchBytes(Operation *op) {
     return bytesOf(op->getOperand(0).getType());
   if (auto dot = dyn_cast<DotOp>(op)) {
     if (isMmaDot(dot))
-      return getMmaDotStagedABytes(dot);
+      return isSharedView(dot.getA()) ? 0 : getMmaDotStagedABytes(dot);
     return bytesOf(dot.getA().getType()) + bytesOf(dot.getB().getType());
   }
   if (auto reduce = dyn_cast<ReduceOp>(op)) {
@@ -286,16 +291,23 @@ unsigned mlir::tile::getScratchBytes(Operation *op) {
   return 0;
 }
 
-void mlir::tile::stageRowMajor(OpBuilder &builder, Location loc,
-                               RankedTensorType type, ArrayRef<Value> values,
-                               Value base, int64_t rowStride, Value lane,
-                               Value warp) {
+Value mlir::tile::emitRowMajorBase(OpBuilder &builder, Location loc,
+                                   RankedTensorType type, int64_t rowStride,
+                                   Value lane, Value warp) {
   SmallVector<Value> coords = emitBaseCoords(builder, loc, type, lane, warp);
-  Value linearBase = LLVM::AddOp::create(
+  return LLVM::AddOp::create(
       builder, loc,
       LLVM::MulOp::create(builder, loc, coords[0],
                           i32Constant(builder, loc, rowStride)),
       coords[1]);
+}
+
+void mlir::tile::stageRowMajor(OpBuilder &builder, Location loc,
+                               RankedTensorType type, ArrayRef<Value> values,
+                               Value base, int64_t rowStride, Value lane,
+                               Value warp) {
+  Value linearBase =
+      emitRowMajorBase(builder, loc, type, rowStride, lane, warp);
   SmallVector<SmallVector<int64_t>> offsets = getRegisterOffsets(type);
   // A thread's base column is a multiple of its layout's run length, so runs
   // that start at a multiple of the vector width are aligned to it.

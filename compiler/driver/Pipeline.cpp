@@ -36,6 +36,9 @@ void buildTileGPUPipeline(OpPassManager &pm, unsigned numWarps) {
   pm.addPass(tile::createTileAssignLayouts(options));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  pm.addPass(tile::createTilePipelineLoops());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
 }
 
 void buildLLVMPipeline(OpPassManager &pm, StringRef arch) {

@@ -150,6 +150,10 @@ public:
         line(ind + 1) << "Step\n";
         dump(*f->getStep(), ind + 2);
       }
+      if (f->getStages()) {
+        line(ind + 1) << "Stages\n";
+        dump(*f->getStages(), ind + 2);
+      }
       dump(f->getBody(), ind + 1);
     } else if (auto *i = llvm::dyn_cast<IfStmtAST>(&s)) {
       line(ind) << "If";

@@ -154,6 +154,19 @@ LogicalResult MLIRGenImpl::genFor(const ForStmtAST &s) {
       return failure();
     }
   }
+  int64_t stages = 1;
+  if (const ExprAST *stagesExpr = s.getStages()) {
+    FailureOr<int64_t> v = genConstInt(*stagesExpr, "range() stages");
+    if (failed(v))
+      return failure();
+    if (*v < 1 || *v > 8) {
+      diags.error(stagesExpr->loc(),
+                  "range() stages must be between 1 and 8, got " +
+                      llvm::Twine(*v));
+      return failure();
+    }
+    stages = *v;
+  }
   FailureOr<Value> lb = loopBound(*this, startV, startLoc);
   FailureOr<Value> ub = loopBound(*this, endV, s.getEnd().loc());
   FailureOr<Value> step = loopBound(*this, stepV, stepLoc);
@@ -191,6 +204,8 @@ LogicalResult MLIRGenImpl::genFor(const ForStmtAST &s) {
 
   auto forOp =
       scf::ForOp::create(builder, loc(s.loc()), *lb, *ub, *step, inits);
+  if (stages > 1) // read by tile-pipeline-loops
+    forOp->setAttr("tile.num_stages", builder.getI32IntegerAttr(stages));
   Block *body = forOp.getBody();
   if (!body->empty() && body->back().hasTrait<OpTrait::IsTerminator>())
     body->back().erase();
@@ -240,6 +255,10 @@ LogicalResult MLIRGenImpl::genFor(const ForStmtAST &s) {
 }
 
 LogicalResult MLIRGenImpl::genStaticFor(const ForStmtAST &s) {
+  if (const ExprAST *stages = s.getStages()) {
+    diags.error(stages->loc(), "static_for is unrolled; it takes no stages");
+    return failure();
+  }
   int64_t start = 0, step = 1;
   if (s.getStart()) {
     FailureOr<int64_t> v = genConstInt(*s.getStart(), "static_for bound");

@@ -306,11 +306,31 @@ StmtPtr Parser::parseFor() {
   if (!expect(Tok::LParen, "after 'range'"))
     return nullptr;
   std::vector<ExprPtr> args;
+  ExprPtr stages; // `stages=N`: software-pipeline the loop's dot operands
   while (!is(Tok::RParen)) {
-    ExprPtr e = parseExpr();
-    if (!e)
-      return nullptr;
-    args.push_back(std::move(e));
+    if (is(Tok::Identifier) && peekTok().is(Tok::Assign)) {
+      Token name = consume();
+      consume(); // '='
+      if (name.text != "stages" || stages) {
+        diags.error(name.loc, name.text == "stages"
+                                  ? llvm::Twine("'stages' given more than once")
+                                  : "range() has no keyword argument '" +
+                                        name.text + "' (only 'stages')");
+        return nullptr;
+      }
+      stages = parseExpr();
+      if (!stages)
+        return nullptr;
+    } else {
+      if (stages) {
+        diags.error(cur().loc, "positional argument after a keyword argument");
+        return nullptr;
+      }
+      ExprPtr e = parseExpr();
+      if (!e)
+        return nullptr;
+      args.push_back(std::move(e));
+    }
     if (!consumeIf(Tok::Comma))
       break;
   }
@@ -333,9 +353,9 @@ StmtPtr Parser::parseFor() {
   BlockAST body;
   if (!parseBlock(body))
     return nullptr;
-  return std::make_unique<ForStmtAST>(kw.loc, isStatic, var.text.str(), var.loc,
-                                      std::move(start), std::move(end),
-                                      std::move(step), std::move(body));
+  return std::make_unique<ForStmtAST>(
+      kw.loc, isStatic, var.text.str(), var.loc, std::move(start),
+      std::move(end), std::move(step), std::move(stages), std::move(body));
 }
 
 StmtPtr Parser::parseIf() {

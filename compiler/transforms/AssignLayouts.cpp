@@ -36,6 +36,7 @@ struct AssignLayoutsPass
       if (func.isExternal())
         return;
       collectAccessWidths(func);
+      collectRowLayouts(func);
       assignBlock(func.getBody().front());
     });
   }
@@ -69,16 +70,41 @@ private:
                                            std::max(1u, vectorBytes / bytes));
   }
 
+  /// Tensor-core dots with the same number of rows share one warp layout,
+  /// the one of the widest (attention's scores [M, BLOCK_N] then take the
+  /// layout of its output [M, R]), so their row statistics combine without
+  /// conversions.
+  void collectRowLayouts(func::FuncOp func) {
+    rowLayouts.clear();
+    if (!tensorCores)
+      return;
+    std::map<int64_t, DotOp> widest;
+    func.walk([&](DotOp dot) {
+      int64_t m = dot.getType().getDimSize(0);
+      DotOp &best = widest[m];
+      if (!best || dot.getType().getDimSize(1) > best.getType().getDimSize(1))
+        best = dot;
+    });
+    for (auto [m, dot] : widest)
+      if (MmaEncodingAttr mma = getMmaLayoutForDot(dot, numWarps))
+        rowLayouts[m] = mma;
+  }
+
   /// The accumulator layout `dot` gets: tensor cores where the dot fits.
   DistributedLayoutAttr dotLayout(DotOp dot) {
-    if (tensorCores)
-      if (MmaEncodingAttr mma = getMmaLayoutForDot(dot, numWarps))
-        return mma;
+    if (!tensorCores)
+      return defaultLayout(dot.getType().getShape());
+    auto shared = rowLayouts.find(dot.getType().getDimSize(0));
+    if (shared != rowLayouts.end() && isMmaCompatibleDot(dot, shared->second))
+      return shared->second;
+    if (MmaEncodingAttr mma = getMmaLayoutForDot(dot, numWarps))
+      return mma;
     return defaultLayout(dot.getType().getShape());
   }
 
   Attribute chooseElementwiseLayout(Operation *op);
   std::map<std::vector<int64_t>, unsigned> accessBytes;
+  std::map<int64_t, MmaEncodingAttr> rowLayouts;
 
   static RankedTensorType withLayout(Type type, Attribute layout) {
     auto tensor = cast<RankedTensorType>(type);

@@ -269,3 +269,55 @@ func.func @dot_trans_b_inner(%a: tensor<16x32xf16>, %b: tensor<32x16xf16>, %c: t
   %d = tile.dot %a, %b, %c {transB} : tensor<16x32xf16> * tensor<32x16xf16> -> tensor<16x16xf32>
   return
 }
+
+// -----
+
+func.func @local_alloc_init_stages(%x: tensor<16x64xbf16>) {
+  // expected-error @+1 {{'tile.local_alloc' op an initialized buffer has one stage}}
+  %b = tile.local_alloc %x : tensor<16x64xbf16> -> <2 x 16 x 64 x bf16>
+  return
+}
+
+// -----
+
+func.func @local_alloc_init_shape(%x: tensor<16x32xbf16>) {
+  // expected-error @+1 {{'tile.local_alloc' op init must be a [16, 64] tile}}
+  %b = tile.local_alloc %x : tensor<16x32xbf16> -> <1 x 16 x 64 x bf16>
+  return
+}
+
+// -----
+
+func.func @async_copy_element_type(%p: tensor<32x64x!tile.ptr<f16>>, %s: i32) {
+  %b = tile.local_alloc -> <2 x 32 x 64 x bf16>
+  // expected-error @+1 {{'tile.async_copy' op pointers to 'f16' cannot fill a buffer of 'bf16'}}
+  tile.async_copy %p, %b[%s] : tensor<32x64x!tile.ptr<f16>>, <2 x 32 x 64 x bf16>
+  return
+}
+
+// -----
+
+func.func @async_copy_shape(%p: tensor<16x64x!tile.ptr<bf16>>, %s: i32) {
+  %b = tile.local_alloc -> <2 x 32 x 64 x bf16>
+  // expected-error @+1 {{'tile.async_copy' op the pointer tile must be a [32, 64] tile}}
+  tile.async_copy %p, %b[%s] : tensor<16x64x!tile.ptr<bf16>>, <2 x 32 x 64 x bf16>
+  return
+}
+
+// -----
+
+func.func @local_view_stride(%s: i32) {
+  %b = tile.local_alloc -> <2 x 32 x 64 x bf16>
+  // expected-error @+1 {{'tile.local_view' op result must carry #tile.shared<rowStride = 72>}}
+  %v = tile.local_view %b[%s] {column = 0 : i32} : <2 x 32 x 64 x bf16> -> tensor<32x64xbf16, #tile.shared<rowStride = 64>>
+  return
+}
+
+// -----
+
+func.func @local_view_window(%s: i32) {
+  %b = tile.local_alloc -> <2 x 32 x 64 x bf16>
+  // expected-error @+1 {{'tile.local_view' op window [32, columns 32..96) is outside the [32, 64] tile}}
+  %v = tile.local_view %b[%s] {column = 32 : i32} : <2 x 32 x 64 x bf16> -> tensor<32x64xbf16, #tile.shared<rowStride = 72>>
+  return
+}

@@ -33,3 +33,20 @@ func.func @ops(%p: !tile.ptr<f32>, %n: i32) {
   tile.store %ptrs, %x, %m : tensor<16x64x!tile.ptr<f32>>, tensor<16x64xf32>, tensor<16x64xi1>
   return
 }
+
+// CHECK-LABEL: func.func @shared_memory
+func.func @shared_memory(%p: tensor<32x64x!tile.ptr<bf16>>, %m: tensor<32x64xi1>, %q: tensor<16x64xbf16>, %s: i32) {
+  // CHECK: %[[B:.*]] = tile.local_alloc -> <3 x 32 x 64 x bf16>
+  %b = tile.local_alloc -> <3 x 32 x 64 x bf16>
+  // CHECK: tile.local_alloc %{{.*}} : tensor<16x64xbf16> -> <1 x 16 x 64 x bf16>
+  %r = tile.local_alloc %q : tensor<16x64xbf16> -> <1 x 16 x 64 x bf16>
+  // CHECK: tile.async_copy %{{.*}}, %[[B]][%{{.*}}], %{{.*}} : tensor<32x64x!tile.ptr<bf16>>, <3 x 32 x 64 x bf16>, tensor<32x64xi1>
+  tile.async_copy %p, %b[%s], %m : tensor<32x64x!tile.ptr<bf16>>, <3 x 32 x 64 x bf16>, tensor<32x64xi1>
+  // CHECK: tile.async_wait 2
+  tile.async_wait 2
+  // CHECK: tile.barrier
+  tile.barrier
+  // CHECK: tile.local_view %[[B]][%{{.*}}] {column = 32 : i32} : <3 x 32 x 64 x bf16> -> tensor<32x32xbf16, #tile.shared<rowStride = 72>>
+  %v = tile.local_view %b[%s] {column = 32 : i32} : <3 x 32 x 64 x bf16> -> tensor<32x32xbf16, #tile.shared<rowStride = 72>>
+  return
+}

@@ -92,3 +92,26 @@ func.func @dot(%a: tensor<16x32xf16, #a>, %b: tensor<32x16xf16, #b>, %c: tensor<
   %d = tile.dot %a, %b, %c : tensor<16x32xf16, #a> * tensor<32x16xf16, #b> -> tensor<16x16xf32, #b>
   return %d : tensor<16x16xf32, #b>
 }
+
+// -----
+
+#b = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1]>
+#mma = #tile.mma<warpsPerCTA = [1, 4]>
+
+// Buffers get their own regions above the scratch (a's staging, 16 x 40 x 2
+// = 1280): 3 stages of 32 x 72 bf16 (13824 bytes), then one of 16 x 72
+// (2304). A dot whose b is a view stages nothing for b: no b region.
+// CHECK: module attributes {tile.shared = 17408 : i32}
+// CHECK-LABEL: func.func @buffers
+// CHECK: tile.local_alloc {offset = 1280 : i32} -> <3 x 32 x 64 x bf16>
+// CHECK: tile.local_alloc %{{.*}} : tensor<16x64xbf16, #{{.*}}> {offset = 15104 : i32} -> <1 x 16 x 64 x bf16>
+// CHECK-NOT: tile.reuse_staged_b
+func.func @buffers(%q: tensor<16x64xbf16, #b>, %p: tensor<16x32xbf16, #b>, %s: i32) -> tensor<16x64xf32, #mma> {
+  %keys = tile.local_alloc -> <3 x 32 x 64 x bf16>
+  %qbuf = tile.local_alloc %q : tensor<16x64xbf16, #b> -> <1 x 16 x 64 x bf16>
+  %k = tile.local_view %keys[%s] {column = 0 : i32} : <3 x 32 x 64 x bf16> -> tensor<32x64xbf16, #tile.shared<rowStride = 72>>
+  %acc = arith.constant dense<0.0> : tensor<16x64xf32, #mma>
+  %o = tile.dot %p, %k, %acc : tensor<16x32xbf16, #b> * tensor<32x64xbf16, #tile.shared<rowStride = 72>> -> tensor<16x64xf32, #mma>
+  %o2 = tile.dot %p, %k, %o : tensor<16x32xbf16, #b> * tensor<32x64xbf16, #tile.shared<rowStride = 72>> -> tensor<16x64xf32, #mma>
+  return %o2 : tensor<16x64xf32, #mma>
+}

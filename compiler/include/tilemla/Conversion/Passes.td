@@ -17,7 +17,11 @@ def TileAllocateShared : Pass<"tile-allocate-shared", "mlir::ModuleOp"> {
     the value the previous tensor-core dot of its block staged (attention's
     keys, then the same rows as values) is marked `tile.reuse_staged_b` and
     reads the staged copy instead of writing it again: the staging is the
-    same for a [K, N] b and a transposed [N, K] one.
+    same for a [K, N] b and a transposed [N, K] one. Operands that are
+    `#tile.shared` views are read in place and need neither.
+
+    Every `tile.local_alloc` buffer (pipeline stages, resident operands)
+    gets its own region above those, recorded as its `offset` attribute.
   }];
 }
 

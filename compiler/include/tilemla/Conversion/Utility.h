@@ -95,6 +95,15 @@ Value sharedElementPtr(OpBuilder &builder, Location loc, Value base,
 unsigned getSharedElementBytes(Type elemType);
 /// Scratch bytes the op needs while it runs, 0 if none.
 unsigned getScratchBytes(Operation *op);
+/// Index, in a row-major tile of `rowStride` elements per row, of the
+/// element the thread's register 0 of 2-D `type` holds.
+Value emitRowMajorBase(OpBuilder &builder, Location loc, RankedTensorType type,
+                       int64_t rowStride, Value lane, Value warp);
+/// True for a tensor read in place from shared memory (`#tile.shared`).
+inline bool isSharedView(Value value) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  return type && isa_and_nonnull<SharedEncodingAttr>(type.getEncoding());
+}
 /// Writes a 2-D tensor's registers into shared memory at `base`, row-major
 /// with `rowStride` elements per row; contiguous register runs are stored as
 /// vectors of up to 16 bytes.
@@ -139,6 +148,9 @@ void populateDotOpToLLVMPatterns(TileLLVMTypeConverter &converter,
 void populateMmaDotOpToLLVMPatterns(TileLLVMTypeConverter &converter,
                                     const TargetInfo &target,
                                     RewritePatternSet &patterns);
+void populateSharedMemoryOpToLLVMPatterns(TileLLVMTypeConverter &converter,
+                                          const TargetInfo &target,
+                                          RewritePatternSet &patterns);
 /// Scalar math (exp, log, ...) on NVPTX's approximate special functions.
 void populateMathToNVVMPatterns(LLVMTypeConverter &converter,
                                 RewritePatternSet &patterns);

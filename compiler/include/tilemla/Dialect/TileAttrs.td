@@ -109,4 +109,17 @@ def Tile_MmaEncodingAttr : AttrDef<Tile_Dialect, "MmaEncoding",
   }];
 }
 
+def Tile_SharedEncodingAttr : AttrDef<Tile_Dialect, "SharedEncoding"> {
+  let mnemonic = "shared";
+  let summary = "a tensor read in place from shared memory";
+  let description = [{
+    The tensor is not in registers: it is a row-major window of a
+    `!tile.smem` buffer, `rowStride` elements between rows. Only tensor-core
+    dots consume such tensors (as either operand); they read their fragments
+    from it with ldmatrix instead of staging registers first.
+  }];
+  let parameters = (ins "int64_t":$rowStride);
+  let assemblyFormat = "`<` `rowStride` `=` $rowStride `>`";
+}
+
 #endif

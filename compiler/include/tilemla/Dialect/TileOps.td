@@ -140,6 +140,76 @@ def Tile_DotOp : Tile_Op<"dot", [Pure, AllTypesMatch<["acc", "result"]>]> {
   let hasVerifier = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// Shared memory and asynchronous copies (made by tile-pipeline-loops)
+//===----------------------------------------------------------------------===//
+
+def Tile_SharedView : RankedTensorOf<[F16, BF16]>;
+
+def Tile_LocalAllocOp : Tile_Op<"local_alloc", [
+    MemoryEffects<[MemAlloc, MemWrite]>]> {
+  let summary = "a shared-memory buffer, optionally holding a tensor";
+  let description = [{
+    `tile-allocate-shared` places the buffer at byte `offset` of the
+    program's shared memory. With `init` (a [rows, cols] tensor in registers,
+    one stage) the buffer starts holding it, visible to every thread.
+  }];
+  let arguments = (ins Optional<Tile_FloatTensor>:$init,
+                       OptionalAttr<I32Attr>:$offset);
+  let results = (outs Tile_SharedBufferType:$result);
+  let assemblyFormat = "($init^ `:` type($init))? attr-dict `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tile_AsyncCopyOp : Tile_Op<"async_copy", [
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "start copying a tile from global memory into a buffer stage";
+  let description = [{
+    Each thread copies the elements its pointers hold into stage `stage` of
+    `buffer` with cp.async (16-byte pieces where the pointers allow);
+    masked-off elements become zero. The copies of one op form one group;
+    `tile.async_wait` waits for groups to land.
+  }];
+  let arguments = (ins RankedTensorOf<[Tile_PointerType]>:$ptr,
+                       Tile_SharedBufferType:$buffer, I32:$stage,
+                       Optional<RankedTensorOf<[I1]>>:$mask);
+  let assemblyFormat = [{
+    $ptr `,` $buffer `[` $stage `]` (`,` $mask^)? attr-dict `:`
+      type($ptr) `,` type($buffer) (`,` type($mask)^)?
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_AsyncWaitOp : Tile_Op<"async_wait", [
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "wait until at most `pending` copy groups are in flight";
+  let description = [{
+    Then a barrier, so every thread sees what every thread's copies wrote.
+  }];
+  let arguments = (ins I32Attr:$pending);
+  let assemblyFormat = "$pending attr-dict";
+}
+
+def Tile_BarrierOp : Tile_Op<"barrier", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "all threads of the program reach this point";
+  let description = [{
+    Orders shared-memory reads before later writes, e.g. a stage read by one
+    iteration and refilled by the next.
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+def Tile_LocalViewOp : Tile_Op<"local_view", [MemoryEffects<[MemRead]>]> {
+  let summary = "a [rows, n] window of one stage of a buffer, from `column`";
+  let arguments = (ins Tile_SharedBufferType:$buffer, I32:$stage,
+                       I32Attr:$column);
+  let results = (outs Tile_SharedView:$result);
+  let assemblyFormat = [{
+    $buffer `[` $stage `]` attr-dict `:` type($buffer) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 def Tile_ReduceKindAttr : I32EnumAttr<"ReduceKind", "reduction combiner", [
     I32EnumAttrCase<"Sum", 0, "sum">,
     I32EnumAttrCase<"Max", 1, "max">,

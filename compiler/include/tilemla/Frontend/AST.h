@@ -313,21 +313,24 @@ private:
   ExprPtr expr;
 };
 
-/// `for`/`static_for VAR in range(start, end, step) { body }`; start and
-/// step are null when omitted.
+/// `for`/`static_for VAR in range(start, end, step, stages=S) { body }`;
+/// start, step and stages are null when omitted.
 class ForStmtAST : public StmtAST {
 public:
   ForStmtAST(SourceLoc loc, bool isStatic, std::string var, SourceLoc varLoc,
-             ExprPtr start, ExprPtr end, ExprPtr step, BlockAST body)
+             ExprPtr start, ExprPtr end, ExprPtr step, ExprPtr stages,
+             BlockAST body)
       : StmtAST(Stmt_For, loc), staticFor(isStatic), var(std::move(var)),
         varLoc(varLoc), start(std::move(start)), end(std::move(end)),
-        step(std::move(step)), body(std::move(body)) {}
+        step(std::move(step)), stages(std::move(stages)),
+        body(std::move(body)) {}
   bool isStatic() const { return staticFor; }
   llvm::StringRef getVar() const { return var; }
   SourceLoc getVarLoc() const { return varLoc; }
   const ExprAST *getStart() const { return start.get(); }
   const ExprAST &getEnd() const { return *end; }
   const ExprAST *getStep() const { return step.get(); }
+  const ExprAST *getStages() const { return stages.get(); }
   const BlockAST &getBody() const { return body; }
   static bool classof(const StmtAST *s) { return s->getKind() == Stmt_For; }
 
@@ -335,7 +338,7 @@ private:
   bool staticFor;
   std::string var;
   SourceLoc varLoc;
-  ExprPtr start, end, step;
+  ExprPtr start, end, step, stages;
   BlockAST body;
 };
 

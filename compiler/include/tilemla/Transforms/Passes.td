@@ -36,4 +36,22 @@ def TileAssignLayouts : Pass<"tile-assign-layouts", "mlir::ModuleOp"> {
   ];
 }
 
+def TilePipelineLoops : Pass<"tile-pipeline-loops", "mlir::ModuleOp"> {
+  let summary = "Stream the tiles of tensor-core dots through shared memory";
+  let description = [{
+    In a loop marked `tile.num_stages = S` (`range(..., stages=S)` in the
+    tile language) whose body writes no memory, every 16-bit 2-D load read
+    only by tensor-core dots becomes a `!tile.smem` buffer of S stages filled
+    with `tile.async_copy` (cp.async) S - 1 iterations ahead, and the dots
+    read `tile.local_view`s of it. Masked-off elements must load as zero.
+    When the load's address depends on a loop-carried value, the lookahead
+    is one iteration (S = 2): the next iteration's value is what this one
+    yields, and its read-only computation moves to the top of the body.
+    Dot operands defined before the loop become resident in shared memory
+    (`tile.local_alloc` with an initial value) and are not staged again on
+    every iteration.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect"];
+}
+
 #endif

@@ -1,0 +1,208 @@
+//===- SharedMemoryOpToLLVM.cpp - buffers, cp.async, waits, views ---------===//
+//
+// A `!tile.smem` buffer and a `#tile.shared` view both lower to the
+// `!llvm.ptr<3>` of their first element. `tile.async_copy` issues one
+// cp.async per run of contiguous registers (16 bytes where the access-width
+// analysis allows, 4 or 8 otherwise) with the source size set to 0 for
+// masked-off runs, which makes the hardware write zeros; runs narrower than
+// 4 bytes, which cp.async cannot copy, are loaded and stored synchronously.
+//
+//===----------------------------------------------------------------------===//
+#include "tilemla/Conversion/AccessWidth.h"
+#include "tilemla/Conversion/Utility.h"
+
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+Value stageBase(OpBuilder &b, Location loc, Value buffer, SharedBufferType type,
+                Value stage, Type elemType) {
+  Value index = LLVM::MulOp::create(
+      b, loc, stage, i32Constant(b, loc, type.getStageElements()));
+  return sharedElementPtr(b, loc, buffer, elemType, index);
+}
+
+struct LocalAllocOpConversion : OpConversionPattern<LocalAllocOp> {
+  LocalAllocOpConversion(TypeConverter &converter, MLIRContext *context,
+                         const TargetInfo &target)
+      : OpConversionPattern(converter, context), target(target) {}
+
+  LogicalResult
+  matchAndRewrite(LocalAllocOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!op.getOffset())
+      return op.emitOpError("needs tile-allocate-shared to place it");
+    Location loc = op.getLoc();
+    Value base = sharedElementPtr(
+        rewriter, loc, getSharedBase(rewriter, loc, op), rewriter.getI8Type(),
+        i32Constant(rewriter, loc, *op.getOffset()));
+    if (op.getInit()) {
+      auto [lane, warp] = getLaneAndWarp(rewriter, loc);
+      stageRowMajor(rewriter, loc, op.getInit().getType(),
+                    unpackStruct(rewriter, loc, adaptor.getInit()), base,
+                    op.getType().getRowStride(), lane, warp);
+      target.barrier(rewriter, loc);
+    }
+    rewriter.replaceOp(op, base);
+    return success();
+  }
+
+private:
+  const TargetInfo &target;
+};
+
+struct AsyncCopyOpConversion : OpConversionPattern<AsyncCopyOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(AsyncCopyOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    SharedBufferType bufferType = op.getBuffer().getType();
+    RankedTensorType ptrType = op.getPtr().getType();
+    Type elemType =
+        getTypeConverter()->convertType(bufferType.getElementType());
+    unsigned elemBytes = getSharedElementBytes(elemType);
+    SmallVector<Value> ptrs = unpackStruct(rewriter, loc, adaptor.getPtr());
+    SmallVector<Value> masks;
+    if (adaptor.getMask())
+      masks = unpackStruct(rewriter, loc, adaptor.getMask());
+
+    auto [lane, warp] = getLaneAndWarp(rewriter, loc);
+    Value base = stageBase(rewriter, loc, adaptor.getBuffer(), bufferType,
+                           adaptor.getStage(), elemType);
+    int64_t rowStride = bufferType.getRowStride();
+    Value linearBase =
+        emitRowMajorBase(rewriter, loc, ptrType, rowStride, lane, warp);
+    SmallVector<SmallVector<int64_t>> offsets = getRegisterOffsets(ptrType);
+    // Destinations must be as aligned as the copies: rows start every
+    // rowStride elements.
+    unsigned width = getAccessWidth(op);
+    while (width > 1 && (rowStride * elemBytes) % (width * elemBytes) != 0)
+      width /= 2;
+    unsigned bytes = width * elemBytes;
+    for (unsigned reg = 0; reg < ptrs.size(); reg += width) {
+      Value index = LLVM::AddOp::create(
+          rewriter, loc, linearBase,
+          i32Constant(rewriter, loc,
+                      offsets[reg][0] * rowStride + offsets[reg][1]));
+      Value dst = sharedElementPtr(rewriter, loc, base, elemType, index);
+      Value mask = masks.empty() ? Value() : masks[reg];
+      if (bytes < 4) {
+        copySynchronously(rewriter, loc, ArrayRef(ptrs).slice(reg, width), mask,
+                          dst, elemType);
+        continue;
+      }
+      Value srcSize;
+      if (mask)
+        srcSize = LLVM::SelectOp::create(rewriter, loc, mask,
+                                         i32Constant(rewriter, loc, bytes),
+                                         i32Constant(rewriter, loc, 0));
+      // .cg (L2 only) exists for 16-byte copies; the tile is used once.
+      auto cache = NVVM::LoadCacheModifierKindAttr::get(
+          ctx, bytes == 16 ? NVVM::LoadCacheModifierKind::CG
+                           : NVVM::LoadCacheModifierKind::CA);
+      NVVM::CpAsyncOp::create(rewriter, loc, dst, ptrs[reg],
+                              rewriter.getI32IntegerAttr(bytes), cache,
+                              srcSize);
+    }
+    NVVM::CpAsyncCommitGroupOp::create(rewriter, loc);
+    rewriter.eraseOp(op);
+    return success();
+  }
+
+private:
+  /// Element by element through registers; masked-off elements are zero.
+  void copySynchronously(OpBuilder &b, Location loc, ArrayRef<Value> ptrs,
+                         Value mask, Value dst, Type elemType) const {
+    auto vecType = VectorType::get({1}, elemType);
+    Value zero = LLVM::ZeroOp::create(b, loc, vecType);
+    Value first = i32Constant(b, loc, 0);
+    Value maskVector;
+    if (mask)
+      maskVector = LLVM::InsertElementOp::create(
+          b, loc,
+          LLVM::UndefOp::create(b, loc, VectorType::get({1}, b.getI1Type())),
+          mask, first);
+    unsigned elemBytes = getSharedElementBytes(elemType);
+    for (auto [i, ptr] : llvm::enumerate(ptrs)) {
+      Value value;
+      if (mask)
+        value = LLVM::ExtractElementOp::create(
+            b, loc,
+            LLVM::MaskedLoadOp::create(b, loc, vecType, ptr, maskVector, zero,
+                                       elemBytes),
+            first);
+      else
+        value = LLVM::LoadOp::create(b, loc, elemType, ptr);
+      LLVM::StoreOp::create(
+          b, loc, value,
+          sharedElementPtr(b, loc, dst, elemType, i32Constant(b, loc, i)));
+    }
+  }
+};
+
+struct AsyncWaitOpConversion : OpConversionPattern<AsyncWaitOp> {
+  AsyncWaitOpConversion(TypeConverter &converter, MLIRContext *context,
+                        const TargetInfo &target)
+      : OpConversionPattern(converter, context), target(target) {}
+  LogicalResult
+  matchAndRewrite(AsyncWaitOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    NVVM::CpAsyncWaitGroupOp::create(rewriter, op.getLoc(), op.getPending());
+    target.barrier(rewriter, op.getLoc());
+    rewriter.eraseOp(op);
+    return success();
+  }
+
+private:
+  const TargetInfo &target;
+};
+
+struct BarrierOpConversion : OpConversionPattern<BarrierOp> {
+  BarrierOpConversion(TypeConverter &converter, MLIRContext *context,
+                      const TargetInfo &target)
+      : OpConversionPattern(converter, context), target(target) {}
+  LogicalResult
+  matchAndRewrite(BarrierOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    target.barrier(rewriter, op.getLoc());
+    rewriter.eraseOp(op);
+    return success();
+  }
+
+private:
+  const TargetInfo &target;
+};
+
+struct LocalViewOpConversion : OpConversionPattern<LocalViewOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(LocalViewOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    SharedBufferType bufferType = op.getBuffer().getType();
+    Type elemType =
+        getTypeConverter()->convertType(bufferType.getElementType());
+    Value base = stageBase(rewriter, loc, adaptor.getBuffer(), bufferType,
+                           adaptor.getStage(), elemType);
+    rewriter.replaceOp(
+        op, sharedElementPtr(rewriter, loc, base, elemType,
+                             i32Constant(rewriter, loc, op.getColumn())));
+    return success();
+  }
+};
+} // namespace
+
+void mlir::tile::populateSharedMemoryOpToLLVMPatterns(
+    TileLLVMTypeConverter &converter, const TargetInfo &target,
+    RewritePatternSet &patterns) {
+  MLIRContext *context = patterns.getContext();
+  patterns.add<AsyncCopyOpConversion, LocalViewOpConversion>(converter,
+                                                             context);
+  patterns
+      .add<LocalAllocOpConversion, AsyncWaitOpConversion, BarrierOpConversion>(
+          converter, context, target);
+}

@@ -1,0 +1,328 @@
+//===- PipelineLoops.cpp - cp.async pipelines for tensor-core operands ----===//
+//
+// A loop marked `tile.num_stages = S` streams the tiles its tensor-core dots
+// read through S shared-memory stages: the copy for iteration i + S - 1 is
+// issued (cp.async) before iteration i waits for its own tile, so up to S - 1
+// tiles are in flight while one is computed on, and the dots read their
+// operands in place instead of through registers.
+//
+// Iteration i of the rewritten loop, with d = S - 1 tiles of lookahead:
+//   barrier                         // stage (i + d) % S was read by i - 1
+//   async_copy tile(i + d) -> stage (i + d) % S, masked off past the end
+//   async_wait (d groups per tile may stay in flight)   // + barrier
+//   dots read local_view(stage i % S)
+// and before the loop the copies for iterations 0 .. d - 1.
+//
+// The address of tile(i + d) is the load's address computation cloned with
+// the induction variable advanced by d steps. Where it depends on a value
+// the loop carries, the carried value of the next iteration is what this
+// iteration yields: that computation moves to the top of the body, and the
+// lookahead is one tile (S = 2).
+//
+//===----------------------------------------------------------------------===//
+#include "tilemla/Transforms/Passes.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace mlir::tile {
+#define GEN_PASS_DEF_TILEPIPELINELOOPS
+#include "tilemla/Transforms/Passes.h.inc"
+} // namespace mlir::tile
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+constexpr llvm::StringLiteral kNumStagesAttr = "tile.num_stages";
+
+bool isTensorCoreDot(Operation *op) {
+  auto dot = dyn_cast<DotOp>(op);
+  if (!dot)
+    return false;
+  auto mma = dyn_cast_or_null<MmaEncodingAttr>(dot.getType().getEncoding());
+  return mma && isMmaCompatibleDot(dot, mma);
+}
+
+bool writesMemory(Operation *op) {
+  if (auto effects = dyn_cast<MemoryEffectOpInterface>(op))
+    return effects.hasEffect<MemoryEffects::Write>();
+  return !op->hasTrait<OpTrait::HasRecursiveMemoryEffects>() &&
+         !op->hasTrait<OpTrait::IsTerminator>();
+}
+
+/// A 16-bit 2-D register tile read only by tensor-core dots, with masked-off
+/// elements zero (cp.async zero-fills them).
+bool isPipelinable(LoadOp load) {
+  auto type = dyn_cast<RankedTensorType>(load.getType());
+  if (!type || type.getRank() != 2 || !getLayout(type) ||
+      type.getElementType().getIntOrFloatBitWidth() != 16 ||
+      load.getResult().use_empty())
+    return false;
+  if (load.getOther() && !matchPattern(load.getOther(), m_AnyZeroFloat()))
+    return false;
+  return llvm::all_of(load->getUsers(), isTensorCoreDot);
+}
+
+/// Ops of `body` that `roots` are computed from, in block order. Fails when
+/// one has regions or effects other than reads (only those can be
+/// recomputed or moved freely in a body that writes nothing).
+FailureOr<SmallVector<Operation *>> backwardSlice(Block &body,
+                                                  ValueRange roots) {
+  llvm::SetVector<Operation *> found;
+  SmallVector<Value> work(roots.begin(), roots.end());
+  while (!work.empty()) {
+    Value value = work.pop_back_val();
+    Operation *def = value.getDefiningOp();
+    if (!def || def->getBlock() != &body || found.contains(def))
+      continue;
+    if (def->getNumRegions() != 0 ||
+        (!isMemoryEffectFree(def) && !isa<LoadOp>(def)) || isa<DotOp>(def))
+      return failure();
+    found.insert(def);
+    llvm::append_range(work, def->getOperands());
+  }
+  SmallVector<Operation *> ops = found.takeVector();
+  llvm::sort(ops,
+             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  return ops;
+}
+
+/// Indices of the loop-carried values `slice` or `roots` read.
+void collectIterArgs(scf::ForOp loop, ArrayRef<Operation *> slice,
+                     ValueRange roots, llvm::SetVector<unsigned> &indices) {
+  auto note = [&](Value v) {
+    for (auto [i, arg] : llvm::enumerate(loop.getRegionIterArgs()))
+      if (v == arg)
+        indices.insert(i);
+  };
+  llvm::for_each(roots, note);
+  for (Operation *op : slice)
+    llvm::for_each(op->getOperands(), note);
+}
+
+Value asI32(OpBuilder &b, Location loc, Value v) {
+  Type i32 = b.getI32Type();
+  if (v.getType().isIndex())
+    return arith::IndexCastOp::create(b, loc, i32, v);
+  if (v.getType().getIntOrFloatBitWidth() > 32)
+    return arith::TruncIOp::create(b, loc, i32, v);
+  return v;
+}
+
+struct PipelineLoopsPass
+    : mlir::tile::impl::TilePipelineLoopsBase<PipelineLoopsPass> {
+  void runOnOperation() override {
+    SmallVector<scf::ForOp> loops;
+    getOperation().walk([&](scf::ForOp loop) {
+      if (loop->hasAttr(kNumStagesAttr))
+        loops.push_back(loop);
+    });
+    for (scf::ForOp loop : loops) {
+      auto stages = loop->getAttrOfType<IntegerAttr>(kNumStagesAttr).getInt();
+      loop->removeAttr(kNumStagesAttr);
+      if (stages >= 2)
+        pipeline(loop, stages);
+    }
+  }
+
+private:
+  /// One pipelined load: its buffer and address computation.
+  struct Stream {
+    LoadOp load;
+    SmallVector<Operation *> slice;
+    Value buffer;
+  };
+
+  void pipeline(scf::ForOp loop, int64_t stages) {
+    Block &body = *loop.getBody();
+    bool writes = false;
+    body.walk([&](Operation *op) { writes |= writesMemory(op); });
+    if (writes)
+      return; // moving reads across writes could change what they read
+
+    SmallVector<Stream> streams;
+    llvm::SetVector<unsigned> carriedArgs;
+    for (auto load : body.getOps<LoadOp>()) {
+      if (!isPipelinable(load))
+        continue;
+      SmallVector<Value> roots = {load.getPtr()};
+      if (load.getMask())
+        roots.push_back(load.getMask());
+      FailureOr<SmallVector<Operation *>> slice = backwardSlice(body, roots);
+      if (failed(slice) || llvm::is_contained(*slice, load.getOperation()))
+        continue;
+      collectIterArgs(loop, *slice, roots, carriedArgs);
+      streams.push_back({load, std::move(*slice), {}});
+    }
+    if (streams.empty())
+      return;
+
+    // The next iteration's carried values are this iteration's yields:
+    // compute those first.
+    auto yield = cast<scf::YieldOp>(body.getTerminator());
+    bool carried = !carriedArgs.empty();
+    Block::iterator bodyStart = body.begin();
+    if (carried) {
+      stages = 2;
+      SmallVector<Value> yielded;
+      for (unsigned i : carriedArgs)
+        yielded.push_back(yield.getOperand(i));
+      // Only read-only producers without dots move; a yield computed from a
+      // pipelined tile cannot be known early.
+      FailureOr<SmallVector<Operation *>> producers =
+          backwardSlice(body, yielded);
+      if (failed(producers) || llvm::any_of(*producers, [&](Operation *op) {
+            return llvm::any_of(streams, [&](Stream &s) {
+              return s.load.getOperation() == op;
+            });
+          }))
+        return;
+      for (Operation *op : llvm::reverse(*producers))
+        op->moveBefore(&body, body.begin());
+      if (!producers->empty())
+        bodyStart = std::next(producers->back()->getIterator());
+    }
+    int64_t lookahead = stages - 1;
+
+    Location loc = loop.getLoc();
+    OpBuilder b(loop);
+    for (Stream &stream : streams) {
+      auto type = cast<RankedTensorType>(stream.load.getType());
+      auto bufferType =
+          SharedBufferType::get(&getContext(), stages, type.getDimSize(0),
+                                type.getDimSize(1), type.getElementType());
+      stream.buffer =
+          LocalAllocOp::create(b, loc, bufferType, Value(), IntegerAttr());
+    }
+    // Prologue: tiles 0 .. lookahead - 1.
+    for (int64_t i = 0; i < lookahead; ++i) {
+      IRMapping map;
+      map.map(loop.getRegionIterArgs(), loop.getInitArgs());
+      Value iv = advance(b, loc, loop.getLowerBound(), loop.getStep(), i);
+      map.map(loop.getInductionVar(), iv);
+      issueCopies(b, loc, streams, map, iv, loop.getUpperBound(),
+                  i32Constant(b, loc, i));
+    }
+
+    // In the body, after the moved yield computations.
+    b.setInsertionPoint(&body, bodyStart);
+    Value iv = loop.getInductionVar();
+    Value index = arith::DivSIOp::create(
+        b, loc, arith::SubIOp::create(b, loc, iv, loop.getLowerBound()),
+        loop.getStep());
+    index = asI32(b, loc, index);
+    Value numStages = i32Constant(b, loc, stages);
+    Value current = arith::RemSIOp::create(b, loc, index, numStages);
+    Value ahead = arith::RemSIOp::create(
+        b, loc,
+        arith::AddIOp::create(b, loc, index, i32Constant(b, loc, lookahead)),
+        numStages);
+    BarrierOp::create(b, loc);
+    IRMapping map;
+    for (unsigned i : carriedArgs)
+      map.map(loop.getRegionIterArgs()[i], yield.getOperand(i));
+    Value nextIv = advance(b, loc, iv, loop.getStep(), lookahead);
+    map.map(iv, nextIv);
+    issueCopies(b, loc, streams, map, nextIv, loop.getUpperBound(), ahead);
+    AsyncWaitOp::create(b, loc, lookahead * streams.size());
+    for (Stream &stream : streams) {
+      auto type = cast<RankedTensorType>(stream.load.getType());
+      auto bufferType = cast<SharedBufferType>(stream.buffer.getType());
+      auto viewType = RankedTensorType::get(
+          type.getShape(), type.getElementType(),
+          SharedEncodingAttr::get(&getContext(), bufferType.getRowStride()));
+      Value view =
+          LocalViewOp::create(b, loc, viewType, stream.buffer, current, 0);
+      stream.load.getResult().replaceAllUsesWith(view);
+      stream.load.erase();
+    }
+    b.setInsertionPointAfter(loop);
+    AsyncWaitOp::create(b, loc, 0);
+    makeOperandsResident(loop);
+  }
+
+  static Value i32Constant(OpBuilder &b, Location loc, int64_t value) {
+    return arith::ConstantIntOp::create(b, loc, value, 32);
+  }
+
+  static Value advance(OpBuilder &b, Location loc, Value iv, Value step,
+                       int64_t times) {
+    if (times == 0)
+      return iv;
+    Value count = arith::ConstantOp::create(
+        b, loc, b.getIntegerAttr(step.getType(), times));
+    return arith::AddIOp::create(b, loc, iv,
+                                 arith::MulIOp::create(b, loc, step, count));
+  }
+
+  /// The copies of the tiles at induction value `iv` (address computations
+  /// cloned once for all streams), masked off when `iv` is past the end.
+  void issueCopies(OpBuilder &b, Location loc, ArrayRef<Stream> streams,
+                   IRMapping &map, Value iv, Value upperBound, Value stage) {
+    llvm::SetVector<Operation *> slice;
+    for (const Stream &stream : streams)
+      slice.insert_range(stream.slice);
+    SmallVector<Operation *> ordered = slice.takeVector();
+    llvm::sort(ordered, [](Operation *x, Operation *y) {
+      return x->isBeforeInBlock(y);
+    });
+    for (Operation *op : ordered)
+      b.clone(*op, map);
+    Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, iv,
+                                          upperBound);
+    for (const Stream &stream : streams) {
+      LoadOp load = stream.load;
+      auto ptrType = cast<RankedTensorType>(load.getPtr().getType());
+      auto maskType =
+          load.getMask()
+              ? cast<RankedTensorType>(load.getMask().getType())
+              : RankedTensorType::get(ptrType.getShape(), b.getI1Type(),
+                                      ptrType.getEncoding());
+      Value mask = SplatOp::create(b, loc, maskType, inRange);
+      if (load.getMask())
+        mask = arith::AndIOp::create(b, loc,
+                                     map.lookupOrDefault(load.getMask()), mask);
+      AsyncCopyOp::create(b, loc, map.lookupOrDefault(load.getPtr()),
+                          stream.buffer, stage, mask);
+    }
+  }
+
+  /// Dot operands defined before the loop are written to shared memory
+  /// once, before it, instead of being staged on every iteration.
+  void makeOperandsResident(scf::ForOp loop) {
+    DenseMap<Value, Value> views;
+    loop.getBody()->walk([&](DotOp dot) {
+      if (!isTensorCoreDot(dot))
+        return;
+      for (OpOperand &operand : dot->getOpOperands().take_front(2)) {
+        Value value = operand.get();
+        auto type = dyn_cast<RankedTensorType>(value.getType());
+        if (!type || !getLayout(type) ||
+            loop->isAncestor(value.getParentRegion()->getParentOp()) ||
+            type.getElementType().getIntOrFloatBitWidth() != 16)
+          continue;
+        Value &view = views[value];
+        if (!view) {
+          OpBuilder b(loop);
+          Location loc = value.getLoc();
+          auto bufferType =
+              SharedBufferType::get(&getContext(), 1, type.getDimSize(0),
+                                    type.getDimSize(1), type.getElementType());
+          Value buffer =
+              LocalAllocOp::create(b, loc, bufferType, value, IntegerAttr());
+          auto viewType = RankedTensorType::get(
+              type.getShape(), type.getElementType(),
+              SharedEncodingAttr::get(&getContext(),
+                                      bufferType.getRowStride()));
+          view = LocalViewOp::create(b, loc, viewType, buffer,
+                                     i32Constant(b, loc, 0), 0);
+        }
+        operand.set(view);
+      }
+    });
+  }
+};
+} // namespace
