@@ -217,6 +217,9 @@ TritonMLAImpl::TritonMLAImpl(
     throw Error(fmt::format("options.headBlock: expected 0, 16, 32 or 64, got "
                             "{}",
                             opts.headBlock));
+  if (opts.stages < 0 || opts.stages > 4)
+    throw Error(
+        fmt::format("options.stages: expected 0..4, got {}", opts.stages));
   if (!isTileSize(opts.stage1Warps, 1, 16))
     throw Error(fmt::format("options.stage1Warps: expected 0 or a power of two "
                             "in 1..16, got {}",
@@ -275,6 +278,7 @@ const TritonMLAImpl::Kernels &TritonMLAImpl::kernelsFor(int64_t pageSize,
       {"BLOCK_H", std::to_string(headBlock())},
       {"BLOCK_N",
        std::to_string(opts.tokenBlock ? opts.tokenBlock : kTokenBlock)},
+      {"STAGES", std::to_string(opts.stages ? opts.stages : kStages)},
       {"T", t}};
   // Stage 2 merges up to 32 splits per step (a power of two), over blocks of
   // up to 128 output columns.
@@ -288,9 +292,8 @@ const TritonMLAImpl::Kernels &TritonMLAImpl::kernelsFor(int64_t pageSize,
                                {"R_BLOCK", std::to_string(stage2ColumnBlock())},
                                {"T", t},
                                {"LSE_T", dtypeName(lseDtype)}};
-  // 8 warps and 128-token steps: the fastest configuration measured with
-  // mla-bench --block-n/--warps on the H200 at every batch size but one
-  // (within 2% there); 255 registers, no spills.
+  // 4 warps, 64-token steps in 2 pipeline stages: the fastest measured with
+  // mla-bench --block-n/--stages/--warps on the H200.
   KernelOptions stage1Options;
   stage1Options.numWarps = opts.stage1Warps ? opts.stage1Warps : kStage1Warps;
   Kernels kernels{

@@ -68,6 +68,16 @@ LoadedKernel loadInContext(std::shared_ptr<const runtime::Artifact> artifact,
              image.c_str());
   TILEMLA_CU(cuModuleGetFunction, "kernel " + artifact->name, &loaded.function,
              loaded.module, artifact->name.c_str());
+  int sharedLimit = 0;
+  TILEMLA_CU(cuDeviceGetAttribute, "shared memory limit", &sharedLimit,
+             CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+             currentDevice());
+  if (artifact->sharedBytes > unsigned(sharedLimit))
+    throw Error(fmt::format("kernel {} needs {} bytes of shared memory; the "
+                            "device allows {} per program (use smaller tiles "
+                            "or fewer pipeline stages)",
+                            artifact->name, artifact->sharedBytes,
+                            sharedLimit));
   if (artifact->sharedBytes > 48 * 1024)
     TILEMLA_CU(cuFuncSetAttribute, "kernel " + artifact->name, loaded.function,
                CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,

@@ -38,6 +38,11 @@ mla::DType toMla(DType t) {
                             : mla::DType::F32;
 }
 
+/// Stage-1 tile options (0: the backend's defaults).
+struct Tuning {
+  int tokenBlock = 0, stages = 0, warps = 0, headBlock = 0;
+};
+
 class MlaGpuTest : public ::testing::Test {
 protected:
   void SetUp() override {
@@ -64,7 +69,8 @@ protected:
 
   /// Runs `c` through a fresh TritonMLAImpl; returns the errors.
   MlaErrors run(const MlaCase &c, mla::SplitPolicy policy,
-                mla::LseDType lseType = mla::LseDType::F32) {
+                mla::LseDType lseType = mla::LseDType::F32,
+                const Tuning &tuning = {}) {
     MlaProblem p = makeMlaProblem(c, rng);
     // Long sequences: the fp32 nvrtc kernel; otherwise the fp64 CPU one.
     int longest = 0;
@@ -79,6 +85,10 @@ protected:
     options.splitPolicy = policy;
     options.lseDtype = lseType;
     options.device = 0;
+    options.tokenBlock = tuning.tokenBlock;
+    options.stages = tuning.stages;
+    options.stage1Warps = tuning.warps;
+    options.headBlock = tuning.headBlock;
     mla::MLAArgs args{R, P, 128, 128};
     mla::TritonMLAImpl impl(H, R + P, c.scale, 1, std::nullopt, std::nullopt,
                             "auto", std::nullopt, "decoder", std::nullopt, args,
@@ -123,6 +133,7 @@ protected:
     MlaCase c;
     mla::SplitPolicy policy;
     mla::LseDType lse = mla::LseDType::F32;
+    Tuning tuning = {};
   };
   void family(const char *name, const std::vector<Run> &runs) {
     double worstO = 0, worstLse = 0;
@@ -135,7 +146,7 @@ protected:
       std::string what = r.c.describe() + " policy=" + policies[int(r.policy)] +
                          " seed=" + std::to_string(seed);
       SCOPED_TRACE(what);
-      MlaErrors e = run(r.c, r.policy, r.lse);
+      MlaErrors e = run(r.c, r.policy, r.lse, r.tuning);
       bool lowLse = r.lse == mla::LseDType::Query;
       EXPECT_LE(e.o, r.c.type == DType::BF16 ? 1e-2 : 2e-3) << "at " << e.where;
       EXPECT_LE(e.lse, lowLse ? 5e-2 : 1e-3);
@@ -206,6 +217,21 @@ TEST_F(MlaGpuTest, RaggedShuffledBatch) {
                            {mk(20, 33, lens, DType::F16), SP::Fixed4},
                            {mk(16, 16, {600, 0, 1, 999, 3}), SP::Auto}};
   family("ragged batch of 24, shuffled pages", runs);
+}
+
+TEST_F(MlaGpuTest, TuningOptions) {
+  // Other token blocks, pipeline depths (1: not pipelined), warp counts and
+  // head blocks than the defaults: each is a different stage-1 kernel.
+  std::vector<int32_t> lens = {1, 63, 64, 65, 3000, 0, 129};
+  std::vector<Run> runs;
+  for (Tuning t :
+       {Tuning{0, 1, 0, 0}, Tuning{32, 4, 0, 0}, Tuning{16, 3, 2, 0},
+        Tuning{128, 1, 8, 0}, Tuning{32, 2, 8, 64}, Tuning{0, 0, 8, 32}})
+    runs.push_back(
+        {mk(40, 64, lens, DType::BF16, true), SP::Auto, mla::LseDType::F32, t});
+  runs.push_back({mk(128, 16, {700, 5}, DType::F16), SP::Fixed4,
+                  mla::LseDType::F32, Tuning{32, 2, 8, 64}});
+  family("token blocks, stages, warps, head blocks", runs);
 }
 
 TEST_F(MlaGpuTest, LseInQueryDtype) {

@@ -32,7 +32,8 @@ struct Options {
   std::string json;
   bool check = false, list = false;
   uint64_t seed = 0x7e11a;
-  int tokenBlock = 0, stage1Warps = 0, headBlock = 0; ///< 0: defaults
+  int tokenBlock = 0, stage1Warps = 0, headBlock = 0,
+      stages = 0; ///< 0: defaults
 };
 
 struct Shape {

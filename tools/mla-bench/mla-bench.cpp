@@ -183,6 +183,7 @@ mla::TritonMLAImpl makeImpl(int H, int maxBatch, mla::SplitPolicy policy,
   mla::TritonMLAOptions options;
   options.tokenBlock = o.tokenBlock;
   options.stage1Warps = o.stage1Warps;
+  options.stages = o.stages;
   options.headBlock = o.headBlock;
   options.maxBatch = maxBatch;
   options.splitPolicy = policy;

@@ -114,12 +114,18 @@ struct TritonMLAOptions {
   /// SplitPolicy::Auto: the most splits (1..256).
   int maxSplits = 128;
   /// Stage-1 tile configuration, for tuning: tokens per step (a power of two,
-  /// 16..128), warps per program (1..16, a power of two) and heads per
-  /// program (16, 32 or 64); 0: defaults (TritonMLAImpl::kTokenBlock,
-  /// kStage1Warps, kHeadBlock).
+  /// 16..128), warps per program (1..16, a power of two), heads per program
+  /// (16, 32 or 64) and pipeline stages (1..4: token blocks in shared
+  /// memory, stages - 1 of them in flight while one is computed on; 1: no
+  /// pipelining); 0: defaults (TritonMLAImpl::kTokenBlock, kStage1Warps,
+  /// kHeadBlock or kWideHeadBlock, kStages). Stage 1 needs about stages *
+  /// tokenBlock * (R + P
+  /// + 16) * 2 bytes of shared memory; more than the device has fails at
+  /// the first launch.
   int tokenBlock = 0;
   int stage1Warps = 0;
   int headBlock = 0;
+  int stages = 0;
 };
 
 /// The split count `policy` chooses (see SplitPolicy). Pure host function.
@@ -141,9 +147,13 @@ struct DecodeMetadata {
 class TILEMLA_API TritonMLAImpl {
 public:
   static constexpr bool can_return_lse_for_decode = true;
-  static constexpr int kHeadBlock = 16;   ///< heads per stage-1 program
-  static constexpr int kTokenBlock = 128; ///< tokens per stage-1 step
-  static constexpr int kStage1Warps = 8;  ///< warps per stage-1 program
+  /// Heads per stage-1 program: 16 for H <= 16, 32 above (each program
+  /// then reads a request's tokens for twice the heads).
+  static constexpr int kHeadBlock = 16;
+  static constexpr int kWideHeadBlock = 32;
+  static constexpr int kTokenBlock = 64; ///< tokens per stage-1 step
+  static constexpr int kStages = 2;      ///< stage-1 pipeline stages
+  static constexpr int kStage1Warps = 4; ///< warps per stage-1 program
 
   /// The seed's constructor. Throws tilemla::Error with the seed's messages
   /// for what it refuses: alibi_slopes, sliding_window or logits_soft_cap
@@ -207,7 +217,11 @@ private:
   const Kernels &kernelsFor(int64_t pageSize, int splits, DType dtype,
                             DType lseDtype);
   /// Heads per stage-1 program.
-  int headBlock() const { return opts.headBlock ? opts.headBlock : kHeadBlock; }
+  int headBlock() const {
+    if (opts.headBlock)
+      return opts.headBlock;
+    return heads > kHeadBlock ? kWideHeadBlock : kHeadBlock;
+  }
   /// Output columns per stage-2 program (R is a power of two).
   int64_t stage2ColumnBlock() const { return std::min<int64_t>(rank, 128); }
   /// Byte offset of the log-sum-exps in the workspace (16-byte aligned).
