@@ -24,10 +24,19 @@ Value stageBase(OpBuilder &b, Location loc, Value buffer, SharedBufferType type,
   return sharedElementPtr(b, loc, buffer, elemType, index);
 }
 
-struct LocalAllocOpConversion : OpConversionPattern<LocalAllocOp> {
-  LocalAllocOpConversion(TypeConverter &converter, MLIRContext *context,
-                         const TargetInfo &target)
-      : OpConversionPattern(converter, context), target(target) {}
+/// A pattern that emits barriers through the target.
+template <typename SourceOp>
+struct TargetPattern : OpConversionPattern<SourceOp> {
+  TargetPattern(TypeConverter &converter, MLIRContext *context,
+                const TargetInfo &target)
+      : OpConversionPattern<SourceOp>(converter, context), target(target) {}
+
+protected:
+  const TargetInfo &target;
+};
+
+struct LocalAllocOpConversion : TargetPattern<LocalAllocOp> {
+  using TargetPattern::TargetPattern;
 
   LogicalResult
   matchAndRewrite(LocalAllocOp op, OpAdaptor adaptor,
@@ -48,9 +57,6 @@ struct LocalAllocOpConversion : OpConversionPattern<LocalAllocOp> {
     rewriter.replaceOp(op, base);
     return success();
   }
-
-private:
-  const TargetInfo &target;
 };
 
 struct AsyncCopyOpConversion : OpConversionPattern<AsyncCopyOp> {
@@ -144,10 +150,8 @@ private:
   }
 };
 
-struct AsyncWaitOpConversion : OpConversionPattern<AsyncWaitOp> {
-  AsyncWaitOpConversion(TypeConverter &converter, MLIRContext *context,
-                        const TargetInfo &target)
-      : OpConversionPattern(converter, context), target(target) {}
+struct AsyncWaitOpConversion : TargetPattern<AsyncWaitOp> {
+  using TargetPattern::TargetPattern;
   LogicalResult
   matchAndRewrite(AsyncWaitOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -156,15 +160,10 @@ struct AsyncWaitOpConversion : OpConversionPattern<AsyncWaitOp> {
     rewriter.eraseOp(op);
     return success();
   }
-
-private:
-  const TargetInfo &target;
 };
 
-struct BarrierOpConversion : OpConversionPattern<BarrierOp> {
-  BarrierOpConversion(TypeConverter &converter, MLIRContext *context,
-                      const TargetInfo &target)
-      : OpConversionPattern(converter, context), target(target) {}
+struct BarrierOpConversion : TargetPattern<BarrierOp> {
+  using TargetPattern::TargetPattern;
   LogicalResult
   matchAndRewrite(BarrierOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -172,9 +171,6 @@ struct BarrierOpConversion : OpConversionPattern<BarrierOp> {
     rewriter.eraseOp(op);
     return success();
   }
-
-private:
-  const TargetInfo &target;
 };
 
 struct LocalViewOpConversion : OpConversionPattern<LocalViewOp> {

@@ -162,6 +162,16 @@ TEST(MlaSplits, Policies) {
   EXPECT_EQ(chooseNumSplits(SplitPolicy::Auto, 264, 16, 4096, 132), 4);
   EXPECT_EQ(chooseNumSplits(SplitPolicy::Auto, 264, 16, 600, 132), 2);
   EXPECT_EQ(chooseNumSplits(SplitPolicy::Auto, 64, 16, 4096, 132), 4);
+  // Long (or ragged, by their longest) requests: chunks of at most 4096
+  // tokens per head block, within 16 programs per SM (2112).
+  EXPECT_EQ(chooseNumSplits(SplitPolicy::Auto, 128, 16, 32768, 132), 8);
+  EXPECT_EQ(chooseNumSplits(SplitPolicy::Auto, 128, 16, 65536, 132), 16);
+  EXPECT_EQ(chooseNumSplits(SplitPolicy::Auto, 256, 16, 65536, 132), 8);
+  EXPECT_EQ(chooseNumSplits(SplitPolicy::Auto, 128, 128, 65536, 132, 128, 32),
+            4);
+  // minSplits replaces the seed's floor of 4.
+  EXPECT_EQ(chooseNumSplits(SplitPolicy::Auto, 256, 16, 4096, 132, 128, 16, 1),
+            2);
   // Short sequences: >= 256 tokens a split.
   EXPECT_EQ(chooseNumSplits(SplitPolicy::Auto, 1, 16, 300, 132), 2);
   EXPECT_EQ(chooseNumSplits(SplitPolicy::Auto, 1, 16, 1, 132), 1);

@@ -46,7 +46,7 @@ Shape makeShape(int H, int B, int L, int page, bool ragged) {
       "                 [--runs=N] [--warmup=N] [--host-calls=N]\n"
       "                 [--flush-mib=N] [--copy-mib=N] [--check] [--list]\n"
       "                 [--json=FILE] [--block-n=N] [--block-h=N] [--warps=N]\n"
-      "                 [--stages=N]\n"
+      "                 [--stages=N] [--max-splits=N] [--min-splits=N]\n"
       "\n"
       "  --quick   (default) B=1,8,32,128 L=4096,8192,32768 H=16,128 page=64,\n"
       "            uniform and ragged\n"
@@ -66,6 +66,7 @@ Shape makeShape(int H, int B, int L, int page, bool ragged) {
       "  --json    write every result as JSON\n"
       "  --block-n, --block-h, --warps, --stages  stage-1 tokens per step,\n"
       "            heads per program, warps and pipeline stages (tuning)\n"
+      "  --max-splits, --min-splits  bounds of the auto policy's split count\n"
       "Without a GPU: prints 'no GPU' and exits 0.\n");
   std::exit(status);
 }
@@ -195,6 +196,10 @@ Options parseOptions(int argc, char **argv) {
       o.tokenBlock = takeInt(16);
     } else if (arg == "--block-h") {
       o.headBlock = takeInt(16);
+    } else if (arg == "--max-splits") {
+      o.maxSplits = takeInt(1);
+    } else if (arg == "--min-splits") {
+      o.minSplits = takeInt(1);
     } else if (arg == "--stages") {
       o.stages = takeInt(1);
     } else if (arg == "--warps") {

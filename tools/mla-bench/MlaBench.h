@@ -33,7 +33,8 @@ struct Options {
   bool check = false, list = false;
   uint64_t seed = 0x7e11a;
   int tokenBlock = 0, stage1Warps = 0, headBlock = 0,
-      stages = 0; ///< 0: defaults
+      stages = 0;                   ///< 0: defaults
+  int maxSplits = 0, minSplits = 0; ///< Auto's bounds; 0: defaults
 };
 
 struct Shape {

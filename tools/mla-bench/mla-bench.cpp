@@ -184,6 +184,10 @@ mla::TritonMLAImpl makeImpl(int H, int maxBatch, mla::SplitPolicy policy,
   options.tokenBlock = o.tokenBlock;
   options.stage1Warps = o.stage1Warps;
   options.stages = o.stages;
+  if (o.maxSplits)
+    options.maxSplits = o.maxSplits;
+  if (o.minSplits)
+    options.minSplits = o.minSplits;
   options.headBlock = o.headBlock;
   options.maxBatch = maxBatch;
   options.splitPolicy = policy;

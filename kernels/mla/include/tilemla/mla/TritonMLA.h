@@ -111,8 +111,10 @@ struct TritonMLAOptions {
   int device = 0;
   /// SplitPolicy::Auto: the SM count (0: ask the driver; 132 without one).
   int numSMs = 0;
-  /// SplitPolicy::Auto: the most splits (1..256).
+  /// SplitPolicy::Auto: the most splits (1..256) and the fewest it gives a
+  /// batch long enough for them (1..256; maxSplits wins).
   int maxSplits = 128;
+  int minSplits = 4;
   /// Stage-1 tile configuration, for tuning: tokens per step (a power of two,
   /// 16..128), warps per program (1..16, a power of two), heads per program
   /// (16, 32 or 64) and pipeline stages (1..4: token blocks in shared
@@ -132,7 +134,8 @@ struct TritonMLAOptions {
 /// `headBlock`: heads per stage-1 program.
 TILEMLA_API int chooseNumSplits(SplitPolicy policy, int64_t batch,
                                 int64_t numHeads, int64_t maxSeqLen, int numSMs,
-                                int maxSplits = 128, int headBlock = 16);
+                                int maxSplits = 128, int headBlock = 16,
+                                int minSplits = 4);
 
 /// The seed's decode metadata, plus a host-side fact.
 struct DecodeMetadata {
