@@ -84,8 +84,13 @@ enum class SplitPolicy {
   /// depend on the batch it is in (one reduction order per request).
   BatchInvariant,
   /// From host-side facts only (SM count, batch, heads, max_seq_len):
-  ///   programs_per_split = B * cdiv(H, headBlock)
-  ///   want   = max(4, cdiv(2 * numSMs, programs_per_split))
+  ///   head_blocks = cdiv(H, headBlock), programs_per_split = B * head_blocks
+  ///   by_tail = min(cdiv(max_seq_len, 4096 * head_blocks),
+  ///                 16 * numSMs / programs_per_split)
+  ///            (the longest chunk is the launch's tail; at most 16 programs
+  ///            per SM)
+  ///   want   = max(minSplits (4), cdiv(2 * numSMs, programs_per_split),
+  ///              by_tail)
   ///            (about two waves, at least the seed's 4 for ragged batches)
   ///   by_len = cdiv(max_seq_len, 256)                (>= 256 tokens a split)
   ///   splits = clamp(min(want, by_len), 1, maxSplits), rounded down to a
