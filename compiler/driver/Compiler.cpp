@@ -129,17 +129,27 @@ OwningOpRef<ModuleOp> generateTileIR(const SourceFile &file,
 }
 
 /// Records what the caller knows of the runtime arguments (after constexpr
-/// arguments are gone, so indices match the launch's arguments).
-void applyArgDivisibility(ModuleOp module, ArrayRef<unsigned> divisibility) {
+/// arguments are gone, so indices match the launch's arguments): integers
+/// equal to 1 become that constant, other facts become argument attributes.
+void applyArgFacts(ModuleOp module, const CompileOptions &options) {
   module->walk([&](func::FuncOp func) {
     if (!func->hasAttr("tile.kernel"))
       return;
-    Builder builder(func.getContext());
-    for (unsigned i = 0; i < func.getNumArguments() && i < divisibility.size();
-         ++i)
-      if (divisibility[i])
+    OpBuilder builder(func.getContext());
+    builder.setInsertionPointToStart(&func.getBody().front());
+    const std::vector<unsigned> &divisibility = options.argDivisibility;
+    for (unsigned i = 0; i < func.getNumArguments(); ++i) {
+      BlockArgument arg = func.getArgument(i);
+      auto intType = dyn_cast<IntegerType>(arg.getType());
+      if (intType && i < options.argIsOne.size() && options.argIsOne[i]) {
+        arg.replaceAllUsesWith(arith::ConstantOp::create(
+            builder, func.getLoc(), builder.getIntegerAttr(intType, 1)));
+        continue;
+      }
+      if (i < divisibility.size() && divisibility[i])
         func.setArgAttr(i, "tile.divisibility",
                         builder.getI64IntegerAttr(divisibility[i]));
+    }
   });
 }
 
@@ -201,7 +211,7 @@ bool runPipeline(const SourceFile &file, const CompileOptions &options,
     if (failed(pm.run(*module)))
       return false;
     if (step.stage == EmitStage::Tile)
-      applyArgDivisibility(*module, options.argDivisibility);
+      applyArgFacts(*module, options);
     if (stop == step.stage) {
       if (out)
         module->print(*out);
@@ -278,7 +288,7 @@ OwningOpRef<ModuleOp> compileToTileIR(const SourceFile &file,
   buildTilePipeline(pm);
   if (failed(pm.run(*module)))
     return nullptr;
-  applyArgDivisibility(*module, options.argDivisibility);
+  applyArgFacts(*module, options);
   return module;
 }
 } // namespace tilemla

@@ -59,8 +59,10 @@ Artifact compile(const CompileRequest &request, const std::string &key) {
   options.defines = request.constexprs;
   options.arch = request.arch;
   options.numWarps = request.numWarps;
-  for (char fact : request.argFacts)
+  for (char fact : request.argFacts) {
     options.argDivisibility.push_back(fact == 'u' ? 1 : fact == 'd' ? 16 : 0);
+    options.argIsOne.push_back(fact == '1');
+  }
   dumpStages(request, file, options, key);
   std::string errors;
   std::optional<CompiledKernel> kernel = compileKernel(file, options, errors);

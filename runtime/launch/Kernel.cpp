@@ -105,8 +105,9 @@ const char *kindName(KernelArg::Kind kind) {
 }
 
 /// One letter per argument: what the compiler may assume about it. Pointers
-/// 16-byte aligned ('a') or not ('u'); integers divisible by 16 ('d') or
-/// not ('n'). Part of the specialization key, like Triton's.
+/// 16-byte aligned ('a') or not ('u'); integers divisible by 16 ('d'), equal
+/// to 1 ('1': unit strides) or neither ('n'). Part of the specialization
+/// key, like Triton's.
 std::string argSpecialization(const std::vector<KernelArg> &args) {
   std::string spec;
   for (const KernelArg &arg : args) {
@@ -116,10 +117,10 @@ std::string argSpecialization(const std::vector<KernelArg> &args) {
       spec += bits % 16 == 0 ? 'a' : 'u';
       break;
     case KernelArg::Kind::Int32:
-      spec += uint32_t(bits) % 16 == 0 ? 'd' : 'n';
+      spec += uint32_t(bits) % 16 == 0 ? 'd' : uint32_t(bits) == 1 ? '1' : 'n';
       break;
     case KernelArg::Kind::Int64:
-      spec += bits % 16 == 0 ? 'd' : 'n';
+      spec += bits % 16 == 0 ? 'd' : bits == 1 ? '1' : 'n';
       break;
     default:
       spec += '-';

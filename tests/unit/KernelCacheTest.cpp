@@ -207,3 +207,27 @@ TEST_F(KernelCacheTest, CompileErrorsCarryDiagnostics) {
   }
 }
 } // namespace
+
+TEST_F(KernelCacheTest, UnitStrideFactMakesAccessesVectors) {
+  // `stride` is argument 1. Known to be 1 ('1'), each thread's four
+  // elements are contiguous and aligned: one 16-byte load. Unknown ('n'):
+  // four scalar loads.
+  const char *source = R"(
+kernel gather(x: *f32, stride: i32, out: *f32) {
+    offs = arange(0, 512);
+    store(out + offs, load(x + offs * stride));
+}
+)";
+  CompileRequest unit = request(source);
+  unit.constexprs.clear();
+  unit.argFacts = "a1a";
+  CompileRequest unknown = unit;
+  unknown.argFacts = "ana";
+  std::shared_ptr<const Artifact> fast = getArtifact(unit);
+  std::shared_ptr<const Artifact> slow = getArtifact(unknown);
+  EXPECT_NE(fast->key, slow->key);
+  EXPECT_NE(fast->ptx.find("ld.global.v4.b32"), std::string::npos);
+  EXPECT_EQ(slow->ptx.find("ld.global.v4"), std::string::npos);
+  // The argument stays in the signature.
+  EXPECT_EQ(fast->params, slow->params);
+}

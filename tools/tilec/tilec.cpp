@@ -11,12 +11,14 @@ namespace {
 const char *kUsage =
     "usage: tilec FILE.tile [-D NAME=VALUE]... [--kernel=NAME]\n"
     "             [--arch=sm_90a|sm_80] [--num-warps=N]\n"
-    "             [--assume-divisible=N]\n"
+    "             [--assume-divisible=N] [--assume-one=I,J,...]\n"
     "             [--emit=ast|tile|tile-gpu|llvm-mlir|llvm|ptx|summary]"
     " [-o OUT]\n"
     "  -D NAME=VALUE   value of a constexpr or dtype parameter\n"
     "  --assume-divisible=N  specialize as the runtime does for pointers\n"
     "                  aligned to, and integers divisible by, N\n"
+    "  --assume-one=I,J,...  runtime integer arguments I, J (0-based, after\n"
+    "                  constexprs) equal 1, as the runtime specializes them\n"
     "  --emit=STAGE    stop after STAGE and print it (default: ptx);\n"
     "                  summary prints one line about the compiled kernel\n";
 
@@ -74,6 +76,21 @@ int main(int argc, char **argv) {
       if (text.empty() || *end || divisor < 1 || (divisor & (divisor - 1)))
         return fail("--assume-divisible must be a power of two");
       options.argDivisibility.assign(256, unsigned(divisor));
+    } else if (arg.rfind("--assume-one=", 0) == 0) {
+      std::string text = value("--assume-one=");
+      for (size_t start = 0; start <= text.size();) {
+        size_t comma = std::min(text.find(',', start), text.size());
+        std::string item = text.substr(start, comma - start);
+        char *end = nullptr;
+        long index = std::strtol(item.c_str(), &end, 10);
+        if (item.empty() || *end || index < 0 || index > 255)
+          return fail("--assume-one takes argument indices 0..255, got '" +
+                      text + "'");
+        if (options.argIsOne.size() <= size_t(index))
+          options.argIsOne.resize(index + 1);
+        options.argIsOne[index] = true;
+        start = comma + 1;
+      }
     } else if (arg.rfind("--emit=", 0) == 0) {
       emit = value("--emit=");
     } else if (arg == "-o" && i + 1 < argc) {

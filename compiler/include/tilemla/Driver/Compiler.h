@@ -33,6 +33,10 @@ struct CompileOptions {
   /// for pointers, the value for integers); 0: the default (pointers 16-byte
   /// aligned, integers unknown). Enables vectorized, uniformly masked access.
   std::vector<unsigned> argDivisibility;
+  /// Per runtime argument: an integer known to be 1 (the runtime specializes
+  /// on it, as Triton does): every use sees the constant, so a unit stride
+  /// makes its accesses contiguous. The argument stays in the signature.
+  std::vector<bool> argIsOne;
 };
 
 /// A kernel parameter as the runtime passes it.
