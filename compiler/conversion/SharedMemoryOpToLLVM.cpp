@@ -86,7 +86,7 @@ struct AsyncCopyOpConversion : OpConversionPattern<AsyncCopyOp> {
     // Destinations must be as aligned as the copies: rows start every
     // rowStride elements.
     unsigned width = getAccessWidth(op);
-    while (width > 1 && (rowStride * elemBytes) % (width * elemBytes) != 0)
+    while (width > 1 && rowStride % width != 0)
       width /= 2;
     unsigned bytes = width * elemBytes;
     for (unsigned reg = 0; reg < ptrs.size(); reg += width) {

@@ -186,6 +186,7 @@ private:
         bodyStart = std::next(producers->back()->getIterator());
     }
     int64_t lookahead = stages - 1;
+    SmallVector<Operation *> slice = unionOfSlices(streams);
 
     Location loc = loop.getLoc();
     OpBuilder b(loop);
@@ -203,7 +204,7 @@ private:
       map.map(loop.getRegionIterArgs(), loop.getInitArgs());
       Value iv = advance(b, loc, loop.getLowerBound(), loop.getStep(), i);
       map.map(loop.getInductionVar(), iv);
-      issueCopies(b, loc, streams, map, iv, loop.getUpperBound(),
+      issueCopies(b, loc, streams, slice, map, iv, loop.getUpperBound(),
                   i32Constant(b, loc, i));
     }
 
@@ -226,7 +227,8 @@ private:
       map.map(loop.getRegionIterArgs()[i], yield.getOperand(i));
     Value nextIv = advance(b, loc, iv, loop.getStep(), lookahead);
     map.map(iv, nextIv);
-    issueCopies(b, loc, streams, map, nextIv, loop.getUpperBound(), ahead);
+    issueCopies(b, loc, streams, slice, map, nextIv, loop.getUpperBound(),
+                ahead);
     AsyncWaitOp::create(b, loc, lookahead * streams.size());
     for (Stream &stream : streams) {
       auto type = cast<RankedTensorType>(stream.load.getType());
@@ -244,6 +246,18 @@ private:
     makeOperandsResident(loop);
   }
 
+  /// The address computations of all streams, in block order.
+  static SmallVector<Operation *> unionOfSlices(ArrayRef<Stream> streams) {
+    llvm::SetVector<Operation *> ops;
+    for (const Stream &stream : streams)
+      ops.insert_range(stream.slice);
+    SmallVector<Operation *> ordered = ops.takeVector();
+    llvm::sort(ordered, [](Operation *x, Operation *y) {
+      return x->isBeforeInBlock(y);
+    });
+    return ordered;
+  }
+
   static Value i32Constant(OpBuilder &b, Location loc, int64_t value) {
     return arith::ConstantIntOp::create(b, loc, value, 32);
   }
@@ -258,18 +272,13 @@ private:
                                  arith::MulIOp::create(b, loc, step, count));
   }
 
-  /// The copies of the tiles at induction value `iv` (address computations
-  /// cloned once for all streams), masked off when `iv` is past the end.
+  /// The copies of the tiles at induction value `iv` (`slice`: the streams'
+  /// address computations, cloned once for all), masked off when `iv` is
+  /// past the end.
   void issueCopies(OpBuilder &b, Location loc, ArrayRef<Stream> streams,
-                   IRMapping &map, Value iv, Value upperBound, Value stage) {
-    llvm::SetVector<Operation *> slice;
-    for (const Stream &stream : streams)
-      slice.insert_range(stream.slice);
-    SmallVector<Operation *> ordered = slice.takeVector();
-    llvm::sort(ordered, [](Operation *x, Operation *y) {
-      return x->isBeforeInBlock(y);
-    });
-    for (Operation *op : ordered)
+                   ArrayRef<Operation *> slice, IRMapping &map, Value iv,
+                   Value upperBound, Value stage) {
+    for (Operation *op : slice)
       b.clone(*op, map);
     Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, iv,
                                           upperBound);
