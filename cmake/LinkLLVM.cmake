@@ -5,7 +5,8 @@ set(TILEMLA_MLIR_LIBS
   MLIRFuncDialect MLIRArithDialect MLIRMathDialect MLIRSCFDialect
   MLIRControlFlowDialect MLIRLLVMDialect MLIRNVVMDialect MLIRGPUDialect
   MLIRFuncToLLVM MLIRArithToLLVM MLIRMathToLLVM MLIRSCFToControlFlow
-  MLIRControlFlowToLLVM MLIRIndexToLLVM MLIRReconcileUnrealizedCasts
+  MLIRControlFlowToLLVM MLIRIndexToLLVM MLIRNVVMToLLVM
+  MLIRReconcileUnrealizedCasts
   MLIRFuncInlinerExtension MLIRFuncTransforms MLIRSCFTransforms
   MLIRTargetLLVMIRExport MLIRLLVMToLLVMIRTranslation
   MLIRNVVMToLLVMIRTranslation MLIRBuiltinToLLVMIRTranslation

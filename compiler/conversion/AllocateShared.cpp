@@ -30,7 +30,10 @@ void markStagedOperandReuse(Block &block) {
     auto dot = dyn_cast<DotOp>(op);
     if (!dot || !isMmaDot(dot) || isSharedView(dot.getB()))
       continue; // views are read in place and never staged
-    if (previous && previous.getB() == dot.getB())
+    // The staged layout differs between mma.sync (padded rows) and wgmma
+    // (swizzled panels).
+    if (previous && previous.getB() == dot.getB() &&
+        isWgmmaDot(previous) == isWgmmaDot(dot))
       dot->setAttr(kReuseStagedBAttr, UnitAttr::get(op.getContext()));
     previous = dot;
   }
@@ -41,9 +44,11 @@ struct AllocateSharedPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     unsigned bytes = 0, dotOperandBytes = 0;
-    bool hasMmaDot = false;
+    bool hasMmaDot = false, hasWgmmaDot = false;
     module.walk([&](Operation *op) {
       bytes = std::max(bytes, getScratchBytes(op));
+      if (auto dot = dyn_cast<DotOp>(op); dot && isWgmmaDot(dot))
+        hasWgmmaDot = true;
       if (auto dot = dyn_cast<DotOp>(op);
           dot && isMmaDot(dot) && !isSharedView(dot.getB())) {
         hasMmaDot = true;
@@ -52,7 +57,8 @@ struct AllocateSharedPass
     });
     MLIRContext *context = &getContext();
     Type i32 = IntegerType::get(context, 32);
-    bytes = llvm::alignTo(bytes, 16);
+    // Operands wgmma reads start where their swizzle pattern does.
+    bytes = llvm::alignTo(bytes, hasWgmmaDot ? kSharedAlignment : 16);
     if (hasMmaDot) {
       module->setAttr(kDotOperandOffsetAttr, IntegerAttr::get(i32, bytes));
       bytes += llvm::alignTo(dotOperandBytes, 16);
@@ -65,6 +71,8 @@ struct AllocateSharedPass
     // its own region: they stay valid across the ops in between.
     module.walk([&](LocalAllocOp alloc) {
       SharedBufferType type = alloc.getType();
+      if (type.getSwizzle())
+        bytes = llvm::alignTo(bytes, kSharedAlignment);
       alloc.setOffset(bytes);
       bytes += llvm::alignTo(type.getStages() * type.getStageElements() *
                                  getSharedElementBytes(type.getElementType()),

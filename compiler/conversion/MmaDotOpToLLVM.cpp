@@ -73,7 +73,7 @@ struct MmaDotOpConversion : OpConversionPattern<DotOp> {
     RankedTensorType aType = op.getA().getType(), bType = op.getB().getType(),
                      accType = op.getType();
     auto mma = dyn_cast_or_null<MmaEncodingAttr>(accType.getEncoding());
-    if (!mma || !isMmaCompatibleDot(op, mma))
+    if (!mma || mma.isWarpgroup() || !isMmaCompatibleDot(op, mma))
       return rewriter.notifyMatchFailure(op, "not an mma.sync dot");
     bool aInShared = isSharedView(op.getA()),
          bInShared = isSharedView(op.getB());
@@ -303,6 +303,11 @@ bool mlir::tile::isMmaDot(DotOp op) {
 static unsigned stagedBytes(RankedTensorType type) {
   return unsigned(type.getDimSize(0) * (type.getDimSize(1) + kRowPad) *
                   getSharedElementBytes(type.getElementType()));
+}
+
+bool mlir::tile::isWgmmaDot(DotOp op) {
+  auto mma = dyn_cast_or_null<MmaEncodingAttr>(op.getType().getEncoding());
+  return mma && mma.isWarpgroup() && isMmaCompatibleDot(op, mma);
 }
 
 unsigned mlir::tile::getMmaDotStagedABytes(DotOp op) {

@@ -49,9 +49,11 @@ struct LocalAllocOpConversion : TargetPattern<LocalAllocOp> {
         i32Constant(rewriter, loc, *op.getOffset()));
     if (op.getInit()) {
       auto [lane, warp] = getLaneAndWarp(rewriter, loc);
-      stageRowMajor(rewriter, loc, op.getInit().getType(),
-                    unpackStruct(rewriter, loc, adaptor.getInit()), base,
-                    op.getType().getRowStride(), lane, warp);
+      stageTile(rewriter, loc, op.getInit().getType(),
+                unpackStruct(rewriter, loc, adaptor.getInit()), base,
+                SharedTileLayout::of(op.getType()), lane, warp);
+      if (op.getType().getSwizzle()) // read by wgmma (the async proxy)
+        target.fenceAsyncProxy(rewriter, loc);
       target.barrier(rewriter, loc);
     }
     rewriter.replaceOp(op, base);
@@ -80,8 +82,14 @@ struct AsyncCopyOpConversion : OpConversionPattern<AsyncCopyOp> {
     Value base = stageBase(rewriter, loc, adaptor.getBuffer(), bufferType,
                            adaptor.getStage(), elemType);
     int64_t rowStride = bufferType.getRowStride();
-    Value linearBase =
-        emitRowMajorBase(rewriter, loc, ptrType, rowStride, lane, warp);
+    SharedTileLayout layout = SharedTileLayout::of(bufferType);
+    Value linearBase;
+    SmallVector<Value> baseCoords;
+    if (layout.swizzle)
+      baseCoords = emitBaseCoords(rewriter, loc, ptrType, lane, warp);
+    else
+      linearBase =
+          emitRowMajorBase(rewriter, loc, ptrType, rowStride, lane, warp);
     SmallVector<SmallVector<int64_t>> offsets = getRegisterOffsets(ptrType);
     // Destinations must be as aligned as the copies: rows start every
     // rowStride elements.
@@ -90,10 +98,19 @@ struct AsyncCopyOpConversion : OpConversionPattern<AsyncCopyOp> {
       width /= 2;
     unsigned bytes = width * elemBytes;
     for (unsigned reg = 0; reg < ptrs.size(); reg += width) {
-      Value index = LLVM::AddOp::create(
-          rewriter, loc, linearBase,
-          i32Constant(rewriter, loc,
-                      offsets[reg][0] * rowStride + offsets[reg][1]));
+      Value index;
+      if (layout.swizzle)
+        index = emitSharedIndex(
+            rewriter, loc, layout,
+            LLVM::AddOp::create(rewriter, loc, baseCoords[0],
+                                i32Constant(rewriter, loc, offsets[reg][0])),
+            LLVM::AddOp::create(rewriter, loc, baseCoords[1],
+                                i32Constant(rewriter, loc, offsets[reg][1])));
+      else
+        index = LLVM::AddOp::create(
+            rewriter, loc, linearBase,
+            i32Constant(rewriter, loc,
+                        offsets[reg][0] * rowStride + offsets[reg][1]));
       Value dst = sharedElementPtr(rewriter, loc, base, elemType, index);
       Value mask = masks.empty() ? Value() : masks[reg];
       if (bytes < 4) {
@@ -156,6 +173,8 @@ struct AsyncWaitOpConversion : TargetPattern<AsyncWaitOp> {
   matchAndRewrite(AsyncWaitOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
     NVVM::CpAsyncWaitGroupOp::create(rewriter, op.getLoc(), op.getPending());
+    if (op.getAsyncProxy())
+      target.fenceAsyncProxy(rewriter, op.getLoc());
     target.barrier(rewriter, op.getLoc());
     rewriter.eraseOp(op);
     return success();
@@ -184,9 +203,12 @@ struct LocalViewOpConversion : OpConversionPattern<LocalViewOp> {
         getTypeConverter()->convertType(bufferType.getElementType());
     Value base = stageBase(rewriter, loc, adaptor.getBuffer(), bufferType,
                            adaptor.getStage(), elemType);
-    rewriter.replaceOp(
-        op, sharedElementPtr(rewriter, loc, base, elemType,
-                             i32Constant(rewriter, loc, op.getColumn())));
+    Value column =
+        emitSharedIndex(rewriter, loc, SharedTileLayout::of(bufferType),
+                        i32Constant(rewriter, loc, 0),
+                        i32Constant(rewriter, loc, op.getColumn()));
+    rewriter.replaceOp(op,
+                       sharedElementPtr(rewriter, loc, base, elemType, column));
     return success();
   }
 };

@@ -75,3 +75,11 @@ Value TargetInfo::shuffleXor(OpBuilder &builder, Location loc, Value value,
 void TargetInfo::barrier(OpBuilder &builder, Location loc) const {
   NVVM::Barrier0Op::create(builder, loc);
 }
+
+void TargetInfo::fenceAsyncProxy(OpBuilder &builder, Location loc) const {
+  MLIRContext *ctx = builder.getContext();
+  NVVM::FenceProxyOp::create(
+      builder, loc,
+      NVVM::ProxyKindAttr::get(ctx, NVVM::ProxyKind::async_shared),
+      NVVM::SharedSpaceAttr::get(ctx, NVVM::SharedSpace::shared_cta));
+}

@@ -16,6 +16,7 @@
 #include "mlir/Conversion/LLVMCommon/ConversionTarget.h"
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/Func/Transforms/FuncConversions.h"
@@ -54,7 +55,7 @@ struct ConvertTileToLLVMPass
         func.removeArgAttr(i, kDivisibilityAttr);
     });
     if (failed(lowerTensors(*target)) || failed(lowerStructuredControlFlow()) ||
-        failed(lowerToLLVM()))
+        failed(lowerToLLVM()) || failed(lowerPtxOnlyOps()))
       return signalPassFailure();
     markKernels(kernels);
   }
@@ -73,6 +74,7 @@ private:
     populateConvertLayoutOpToLLVMPatterns(converter, target, patterns);
     populateDotOpToLLVMPatterns(converter, target, patterns);
     populateMmaDotOpToLLVMPatterns(converter, target, patterns);
+    populateWgmmaDotOpToLLVMPatterns(converter, target, patterns);
     populateSharedMemoryOpToLLVMPatterns(converter, target, patterns);
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns,
                                                                    converter);
@@ -116,6 +118,21 @@ private:
     LLVMConversionTarget legality(*context);
     legality.addLegalDialect<NVVM::NVVMDialect>();
     legality.addLegalOp<UnrealizedConversionCastOp>();
+    return applyPartialConversion(getOperation(), legality,
+                                  std::move(patterns));
+  }
+
+  /// NVVM ops without an LLVM intrinsic (wgmma.mma_async) become the
+  /// inline PTX the NVVM dialect defines for them.
+  LogicalResult lowerPtxOnlyOps() {
+    RewritePatternSet patterns(&getContext());
+    populateNVVMToLLVMConversionPatterns(patterns);
+    ConversionTarget legality(getContext());
+    legality.addLegalDialect<LLVM::LLVMDialect>();
+    legality.addDynamicallyLegalDialect<NVVM::NVVMDialect>([](Operation *op) {
+      auto ptx = dyn_cast<NVVM::BasicPtxBuilderInterface>(op);
+      return !ptx || ptx.hasIntrinsic();
+    });
     return applyPartialConversion(getOperation(), legality,
                                   std::move(patterns));
   }

@@ -81,13 +81,17 @@ std::pair<Value, Value> mlir::tile::getLaneAndWarp(OpBuilder &builder,
 static ResolvedLayout resolve(DistributedLayoutAttr layout,
                               ArrayRef<int64_t> shape) {
   if (auto blocked = dyn_cast<BlockedEncodingAttr>(layout)) {
-    ResolvedLayout resolved{blocked, SmallVector<int64_t>(shape), {}};
+    ResolvedLayout resolved{blocked, {}, SmallVector<int64_t>(shape), {}};
     for (unsigned d = 0; d < shape.size(); ++d)
       resolved.dims.push_back(d);
     return resolved;
   }
-  if (auto mma = dyn_cast<MmaEncodingAttr>(layout))
-    return resolve(mma.getBlockedEquivalent(), shape);
+  if (auto mma = dyn_cast<MmaEncodingAttr>(layout)) {
+    ResolvedLayout resolved = resolve(mma.getBlockedEquivalent(), shape);
+    if (mma.isWarpgroup())
+      resolved.warpgroup = mma;
+    return resolved;
+  }
   auto slice = cast<SliceEncodingAttr>(layout);
   SmallVector<int64_t> parentShape(shape);
   parentShape.insert(parentShape.begin() + slice.getDim(), 1);
@@ -101,25 +105,48 @@ ResolvedLayout mlir::tile::resolveLayout(RankedTensorType type) {
 }
 
 namespace {
-/// Where lanes and warps sit along one dimension of a blocked layout.
+/// Where lanes and warps sit along one dimension of a resolved layout: the
+/// coordinate of register r of lane l in warp w is
+///   (l >> laneShift) % tpw * spt + (w >> warpShift) % wpc * warpMul
+///   + r / spt * repMul + r % spt.
 struct DimPlacement {
-  int64_t size, spt, tpw, wpc, laneShift, warpShift;
+  int64_t size, spt, tpw, wpc, laneShift, warpShift, warpMul, repMul;
 };
 
 DimPlacement placement(const ResolvedLayout &resolved, unsigned rootDim) {
   BlockedEncodingAttr blocked = resolved.blocked;
   unsigned rank = resolved.shape.size();
   int64_t laneStride = 1, warpStride = 1;
-  for (unsigned d = rootDim + 1; d < rank; ++d) {
+  for (unsigned d = rootDim + 1; d < rank; ++d)
     laneStride *= blocked.getThreadsPerWarp()[d];
-    warpStride *= blocked.getWarpsPerCTA()[d];
+  // Blocked layouts number warps with the last dimension fastest, wgmma
+  // accumulators with M (the first) fastest.
+  if (resolved.warpgroup)
+    for (unsigned d = 0; d < rootDim; ++d)
+      warpStride *= blocked.getWarpsPerCTA()[d];
+  else
+    for (unsigned d = rootDim + 1; d < rank; ++d)
+      warpStride *= blocked.getWarpsPerCTA()[d];
+  int64_t size = resolved.shape[rootDim];
+  int64_t spt = blocked.getSizePerThread()[rootDim],
+          tpw = blocked.getThreadsPerWarp()[rootDim],
+          wpc = blocked.getWarpsPerCTA()[rootDim];
+  DimPlacement p = {size,
+                    spt,
+                    tpw,
+                    wpc,
+                    llvm::Log2_64(laneStride),
+                    llvm::Log2_64(warpStride),
+                    spt * tpw,
+                    spt * tpw * wpc};
+  if (resolved.warpgroup && rootDim == 0 && size == 16 * wpc) {
+    p.warpMul = 16; // rows 16w + l / 4 and 16w + 8 + l / 4
+    p.repMul = 8;
+  } else if (resolved.warpgroup && rootDim == 1 && size >= spt * tpw * wpc) {
+    p.warpMul = size / wpc; // one contiguous column block per warp
+    p.repMul = spt * tpw;
   }
-  return {resolved.shape[rootDim],
-          blocked.getSizePerThread()[rootDim],
-          blocked.getThreadsPerWarp()[rootDim],
-          blocked.getWarpsPerCTA()[rootDim],
-          llvm::Log2_64(laneStride),
-          llvm::Log2_64(warpStride)};
+  return p;
 }
 } // namespace
 
@@ -140,7 +167,7 @@ mlir::tile::getRegisterOffsets(RankedTensorType type) {
       int64_t r = rest % elems[d];
       rest /= elems[d];
       DimPlacement p = placement(resolved, d);
-      rootOffsets[d] = (r / p.spt) * (p.spt * p.tpw * p.wpc) + r % p.spt;
+      rootOffsets[d] = (r / p.spt) * p.repMul + r % p.spt;
     }
     SmallVector<int64_t> regOffsets;
     for (unsigned rootDim : resolved.dims)
@@ -170,7 +197,7 @@ SmallVector<Value> mlir::tile::emitBaseCoords(OpBuilder &builder, Location loc,
         LLVM::MulOp::create(builder, loc, laneIdx,
                             i32Constant(builder, loc, p.spt)),
         LLVM::MulOp::create(builder, loc, warpIdx,
-                            i32Constant(builder, loc, p.spt * p.tpw)));
+                            i32Constant(builder, loc, p.warpMul)));
     base.push_back(LLVM::AndOp::create(builder, loc, coord,
                                        i32Constant(builder, loc, p.size - 1)));
   }
@@ -249,7 +276,7 @@ Value mlir::tile::getSharedBase(OpBuilder &builder, Location loc,
     auto arrayType = LLVM::LLVMArrayType::get(builder.getI8Type(), 0);
     auto global = LLVM::GlobalOp::create(
         builder, loc, arrayType, /*isConstant=*/false, LLVM::Linkage::External,
-        kSharedSymbol, Attribute(), /*alignment=*/16, kSharedAddressSpace);
+        kSharedSymbol, Attribute(), kSharedAlignment, kSharedAddressSpace);
     (void)global;
   }
   return LLVM::AddressOfOp::create(builder, loc, ptrType, kSharedSymbol);
@@ -302,12 +329,48 @@ Value mlir::tile::emitRowMajorBase(OpBuilder &builder, Location loc,
       coords[1]);
 }
 
-void mlir::tile::stageRowMajor(OpBuilder &builder, Location loc,
-                               RankedTensorType type, ArrayRef<Value> values,
-                               Value base, int64_t rowStride, Value lane,
-                               Value warp) {
-  Value linearBase =
-      emitRowMajorBase(builder, loc, type, rowStride, lane, warp);
+Value mlir::tile::emitSharedIndex(OpBuilder &builder, Location loc,
+                                  const SharedTileLayout &layout, Value row,
+                                  Value col) {
+  auto constant = [&](int64_t v) { return i32Constant(builder, loc, v); };
+  if (!layout.swizzle)
+    return LLVM::AddOp::create(
+        builder, loc,
+        LLVM::MulOp::create(builder, loc, row, constant(layout.rowStride)),
+        col);
+  // Panel col / P (P = rowStride elements), row `row` of it, 16-byte chunk
+  // (col % P) / 8 XOR the row bits the swizzle mixes in.
+  int64_t panel = layout.rowStride;
+  int64_t chunks = layout.swizzle / 16;
+  int64_t rowShift = llvm::Log2_64(128 / layout.swizzle);
+  Value panelIndex =
+      LLVM::LShrOp::create(builder, loc, col, constant(llvm::Log2_64(panel)));
+  Value inPanel = LLVM::AndOp::create(builder, loc, col, constant(panel - 1));
+  Value mix = LLVM::AndOp::create(
+      builder, loc, LLVM::LShrOp::create(builder, loc, row, constant(rowShift)),
+      constant(chunks - 1));
+  Value swizzled =
+      LLVM::XOrOp::create(builder, loc, inPanel,
+                          LLVM::ShlOp::create(builder, loc, mix, constant(3)));
+  Value rowStart = LLVM::AddOp::create(
+      builder, loc,
+      LLVM::MulOp::create(builder, loc, panelIndex,
+                          constant(layout.rows * panel)),
+      LLVM::MulOp::create(builder, loc, row, constant(panel)));
+  return LLVM::AddOp::create(builder, loc, rowStart, swizzled);
+}
+
+void mlir::tile::stageTile(OpBuilder &builder, Location loc,
+                           RankedTensorType type, ArrayRef<Value> values,
+                           Value base, const SharedTileLayout &layout,
+                           Value lane, Value warp) {
+  int64_t rowStride = layout.rowStride;
+  Value linearBase;
+  SmallVector<Value> baseCoords;
+  if (layout.swizzle)
+    baseCoords = emitBaseCoords(builder, loc, type, lane, warp);
+  else
+    linearBase = emitRowMajorBase(builder, loc, type, rowStride, lane, warp);
   SmallVector<SmallVector<int64_t>> offsets = getRegisterOffsets(type);
   // A thread's base column is a multiple of its layout's run length, so runs
   // that start at a multiple of the vector width are aligned to it.
@@ -330,10 +393,19 @@ void mlir::tile::stageRowMajor(OpBuilder &builder, Location loc,
             offsets[reg + i][1] != offsets[reg][1] + i)
           width = 1;
     }
-    Value index = LLVM::AddOp::create(
-        builder, loc, linearBase,
-        i32Constant(builder, loc,
-                    offsets[reg][0] * rowStride + offsets[reg][1]));
+    Value index;
+    if (layout.swizzle)
+      index = emitSharedIndex(
+          builder, loc, layout,
+          LLVM::AddOp::create(builder, loc, baseCoords[0],
+                              i32Constant(builder, loc, offsets[reg][0])),
+          LLVM::AddOp::create(builder, loc, baseCoords[1],
+                              i32Constant(builder, loc, offsets[reg][1])));
+    else
+      index = LLVM::AddOp::create(
+          builder, loc, linearBase,
+          i32Constant(builder, loc,
+                      offsets[reg][0] * rowStride + offsets[reg][1]));
     Value ptr = sharedElementPtr(builder, loc, base, elemType, index);
     if (width == 1) {
       LLVM::StoreOp::create(builder, loc, values[reg], ptr);

@@ -6,7 +6,35 @@ using namespace mlir::tile;
 
 int64_t SharedBufferType::getRowStride() const {
   unsigned bits = getElementType().getIntOrFloatBitWidth();
+  if (getSwizzle())
+    return getSwizzle() * 8 / bits;
   return getCols() + 128 / bits; // 16 bytes of padding per row
+}
+
+SharedEncodingAttr SharedBufferType::getViewEncoding() const {
+  if (getSwizzle()) // panels of getRowStride() columns, one after the other
+    return SharedEncodingAttr::get(getContext(), getRows() * getRowStride(),
+                                   getSwizzle());
+  return SharedEncodingAttr::get(getContext(), getRowStride(), 0);
+}
+
+LogicalResult
+SharedBufferType::verify(function_ref<InFlightDiagnostic()> emitError,
+                         int64_t stages, int64_t rows, int64_t cols,
+                         Type elementType, int64_t swizzle) {
+  if (stages < 1 || rows < 1 || cols < 1)
+    return emitError() << "buffer extents must be positive";
+  if (swizzle == 0)
+    return success();
+  if (swizzle != 32 && swizzle != 64 && swizzle != 128)
+    return emitError() << "swizzle must be 0, 32, 64 or 128 bytes";
+  if (!elementType.isIntOrFloat() || elementType.getIntOrFloatBitWidth() != 16)
+    return emitError() << "swizzled buffers hold 16-bit elements";
+  if ((cols * 2) % swizzle != 0 || rows % 8 != 0)
+    return emitError() << "a " << swizzle << "-byte swizzle needs rows a "
+                       << "multiple of 8 and rows of a multiple of " << swizzle
+                       << " bytes";
+  return success();
 }
 
 /// `shape` as [rows, cols] of the buffer, or an error naming `what`.
@@ -52,9 +80,8 @@ LogicalResult LocalViewOp::verify() {
   SharedBufferType buffer = getBuffer().getType();
   RankedTensorType type = getResult().getType();
   auto encoding = dyn_cast_or_null<SharedEncodingAttr>(type.getEncoding());
-  if (!encoding || encoding.getRowStride() != buffer.getRowStride())
-    return emitOpError() << "result must carry #tile.shared<rowStride = "
-                         << buffer.getRowStride() << ">";
+  if (encoding != buffer.getViewEncoding())
+    return emitOpError() << "result must carry " << buffer.getViewEncoding();
   if (type.getElementType() != buffer.getElementType())
     return emitOpError() << "result element type must be "
                          << buffer.getElementType();
@@ -65,5 +92,9 @@ LogicalResult LocalViewOp::verify() {
                          << column << ".." << column + type.getDimSize(1)
                          << ") is outside the [" << buffer.getRows() << ", "
                          << buffer.getCols() << "] tile";
+  if (buffer.getSwizzle() && column % buffer.getRowStride() != 0)
+    return emitOpError() << "a window of a swizzled buffer starts on a panel "
+                         << "(a multiple of " << buffer.getRowStride()
+                         << " columns)";
   return success();
 }

@@ -184,12 +184,18 @@ unsigned SliceEncodingAttr::getNumWarps() const {
 
 LogicalResult
 MmaEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                        ArrayRef<unsigned> warpsPerCTA) {
+                        ArrayRef<unsigned> warpsPerCTA, unsigned version) {
   if (warpsPerCTA.size() != 2)
     return emitError() << "mma layout is 2-D: warpsPerCTA needs 2 entries";
   for (unsigned v : warpsPerCTA)
     if (!isPowerOf2(v))
       return emitError() << "mma layout extents must be powers of two";
+  if (version != 2 && version != 3)
+    return emitError() << "mma layout version must be 2 (mma.sync) or 3 "
+                       << "(wgmma)";
+  if (version == 3 && warpsPerCTA[0] % 4 != 0)
+    return emitError() << "a version 3 mma layout has whole warpgroups "
+                       << "(a multiple of 4 warps) along M";
   return success();
 }
 
@@ -210,6 +216,13 @@ unsigned MmaEncodingAttr::getNumWarps() const {
   return getWarpsPerCTA()[0] * getWarpsPerCTA()[1];
 }
 
+int64_t mlir::tile::getWgmmaSwizzle(int64_t cols) {
+  for (int64_t swizzle : {128, 64, 32})
+    if ((cols * 2) % swizzle == 0)
+      return swizzle;
+  return 0;
+}
+
 bool mlir::tile::isMmaCompatibleDot(DotOp op, MmaEncodingAttr mma) {
   RankedTensorType aType = op.getA().getType(), accType = op.getType();
   Type element = aType.getElementType();
@@ -218,17 +231,36 @@ bool mlir::tile::isMmaCompatibleDot(DotOp op, MmaEncodingAttr mma) {
   int64_t m = accType.getDimSize(0), n = accType.getDimSize(1),
           k = aType.getDimSize(1);
   int64_t wm = mma.getWarpsPerCTA()[0], wn = mma.getWarpsPerCTA()[1];
+  if (k % 16 != 0)
+    return false;
+  if (mma.isWarpgroup()) {
+    // One m64nNk16 per warpgroup: 16 rows per warp along M, a column block
+    // of at most 256 per warp along N. A [K, N] b is read N-major, so each
+    // warpgroup's block must start on a panel of its swizzled layout.
+    int64_t block = n / wn;
+    if (m != 16 * wm || n % (8 * wn) != 0 || block > 256)
+      return false;
+    int64_t panel = getWgmmaSwizzle(n) / 2;
+    return op.getTransB() || (panel && block % panel == 0);
+  }
   // Whole instruction tiles per warp along M; along N either whole tiles or
   // one tile replicated by surplus warps.
-  return k % 16 == 0 && m % (16 * wm) == 0 && n % 8 == 0 &&
+  return m % (16 * wm) == 0 && n % 8 == 0 &&
          (n % (8 * wn) == 0 || (8 * wn) % n == 0);
 }
 
-MmaEncodingAttr mlir::tile::getMmaLayoutForDot(DotOp op, unsigned numWarps) {
+MmaEncodingAttr mlir::tile::getMmaLayoutForDot(DotOp op, unsigned numWarps,
+                                               bool warpgroups) {
   RankedTensorType accType = op.getType();
   int64_t m = accType.getDimSize(0), n = accType.getDimSize(1);
   if (m % 16 != 0 || n % 8 != 0)
     return {};
+  if (warpgroups && m % 64 == 0 && numWarps % (m / 16) == 0) {
+    unsigned warps[] = {unsigned(m / 16), unsigned(numWarps / (m / 16))};
+    auto mma = MmaEncodingAttr::get(op.getContext(), warps, 3);
+    if (isMmaCompatibleDot(op, mma))
+      return mma;
+  }
   // Give each new warp to the dimension with more instruction tiles left per
   // warp; once both are down to one tile, surplus warps replicate along N.
   unsigned wm = 1, wn = 1;
@@ -240,6 +272,6 @@ MmaEncodingAttr mlir::tile::getMmaLayoutForDot(DotOp op, unsigned numWarps) {
       wn *= 2;
   }
   unsigned warps[] = {wm, wn};
-  auto mma = MmaEncodingAttr::get(op.getContext(), warps);
+  auto mma = MmaEncodingAttr::get(op.getContext(), warps, 2);
   return isMmaCompatibleDot(op, mma) ? mma : MmaEncodingAttr();
 }

@@ -189,7 +189,7 @@ bool runPipeline(const SourceFile &file, const CompileOptions &options,
                            const CompileOptions &) { buildTilePipeline(pm); }},
       {EmitStage::TileGPU,
        [](OpPassManager &pm, const CompileOptions &o) {
-         buildTileGPUPipeline(pm, o.numWarps);
+         buildTileGPUPipeline(pm, o.numWarps, o.arch);
        }},
       {EmitStage::LLVMMLIR, [](OpPassManager &pm, const CompileOptions &o) {
          buildLLVMPipeline(pm, o.arch);

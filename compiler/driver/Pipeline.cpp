@@ -30,9 +30,11 @@ void buildTilePipeline(OpPassManager &pm) {
   pm.addPass(createCanonicalizerPass()); // folds what CSE made identical
 }
 
-void buildTileGPUPipeline(OpPassManager &pm, unsigned numWarps) {
+void buildTileGPUPipeline(OpPassManager &pm, unsigned numWarps,
+                          StringRef arch) {
   tile::TileAssignLayoutsOptions options;
   options.numWarps = numWarps;
+  options.warpgroups = arch == "sm_90a";
   pm.addPass(tile::createTileAssignLayouts(options));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -54,6 +56,7 @@ void buildLLVMPipeline(OpPassManager &pm, StringRef arch) {
 namespace {
 struct GPUPipelineOptions : PassPipelineOptions<GPUPipelineOptions> {
   Option<unsigned> numWarps{*this, "num-warps", llvm::cl::init(4)};
+  Option<std::string> arch{*this, "arch", llvm::cl::init("sm_90a")};
 };
 struct LLVMPipelineOptions : PassPipelineOptions<LLVMPipelineOptions> {
   Option<std::string> arch{*this, "arch", llvm::cl::init("sm_90a")};
@@ -69,7 +72,7 @@ void registerTilePasses() {
   PassPipelineRegistration<GPUPipelineOptions>(
       "tile-gpu-pipeline", "tile IR -> tile-gpu IR (layouts)",
       [](OpPassManager &pm, const GPUPipelineOptions &options) {
-        buildTileGPUPipeline(pm, options.numWarps);
+        buildTileGPUPipeline(pm, options.numWarps, options.arch);
       });
   PassPipelineRegistration<LLVMPipelineOptions>(
       "tile-llvm-pipeline", "tile-gpu IR -> LLVM dialect + NVVM",

@@ -86,7 +86,7 @@ private:
         best = dot;
     });
     for (auto [m, dot] : widest)
-      if (MmaEncodingAttr mma = getMmaLayoutForDot(dot, numWarps))
+      if (MmaEncodingAttr mma = getMmaLayoutForDot(dot, numWarps, warpgroups))
         rowLayouts[m] = mma;
   }
 
@@ -97,7 +97,7 @@ private:
     auto shared = rowLayouts.find(dot.getType().getDimSize(0));
     if (shared != rowLayouts.end() && isMmaCompatibleDot(dot, shared->second))
       return shared->second;
-    if (MmaEncodingAttr mma = getMmaLayoutForDot(dot, numWarps))
+    if (MmaEncodingAttr mma = getMmaLayoutForDot(dot, numWarps, warpgroups))
       return mma;
     return defaultLayout(dot.getType().getShape());
   }

@@ -46,6 +46,31 @@ bool isTensorCoreDot(Operation *op) {
   return mma && isMmaCompatibleDot(dot, mma);
 }
 
+bool isWarpgroupDot(Operation *op) {
+  auto dot = dyn_cast<DotOp>(op);
+  auto mma =
+      dot ? dyn_cast_or_null<MmaEncodingAttr>(dot.getType().getEncoding())
+          : MmaEncodingAttr();
+  return mma && mma.isWarpgroup();
+}
+
+/// A buffer for a [rows, cols] tile: the swizzled layout wgmma reads when
+/// every dot that reads it is a wgmma, padded rows (ldmatrix) otherwise.
+SharedBufferType bufferFor(RankedTensorType type, int64_t stages,
+                           bool warpgroupReaders) {
+  int64_t swizzle = 0;
+  if (warpgroupReaders && type.getDimSize(0) % 8 == 0)
+    swizzle = getWgmmaSwizzle(type.getDimSize(1));
+  return SharedBufferType::get(type.getContext(), stages, type.getDimSize(0),
+                               type.getDimSize(1), type.getElementType(),
+                               swizzle);
+}
+
+RankedTensorType viewTypeFor(RankedTensorType type, SharedBufferType buffer) {
+  return RankedTensorType::get(type.getShape(), type.getElementType(),
+                               buffer.getViewEncoding());
+}
+
 bool writesMemory(Operation *op) {
   if (auto effects = dyn_cast<MemoryEffectOpInterface>(op))
     return effects.hasEffect<MemoryEffects::Write>();
@@ -190,11 +215,12 @@ private:
 
     Location loc = loop.getLoc();
     OpBuilder b(loop);
+    bool asyncProxy = false;
     for (Stream &stream : streams) {
       auto type = cast<RankedTensorType>(stream.load.getType());
-      auto bufferType =
-          SharedBufferType::get(&getContext(), stages, type.getDimSize(0),
-                                type.getDimSize(1), type.getElementType());
+      SharedBufferType bufferType = bufferFor(
+          type, stages, llvm::all_of(stream.load->getUsers(), isWarpgroupDot));
+      asyncProxy |= bufferType.getSwizzle() != 0;
       stream.buffer =
           LocalAllocOp::create(b, loc, bufferType, Value(), IntegerAttr());
     }
@@ -229,20 +255,18 @@ private:
     map.map(iv, nextIv);
     issueCopies(b, loc, streams, slice, map, nextIv, loop.getUpperBound(),
                 ahead);
-    AsyncWaitOp::create(b, loc, lookahead * streams.size());
+    AsyncWaitOp::create(b, loc, lookahead * streams.size(), asyncProxy);
     for (Stream &stream : streams) {
       auto type = cast<RankedTensorType>(stream.load.getType());
-      auto bufferType = cast<SharedBufferType>(stream.buffer.getType());
-      auto viewType = RankedTensorType::get(
-          type.getShape(), type.getElementType(),
-          SharedEncodingAttr::get(&getContext(), bufferType.getRowStride()));
+      auto viewType =
+          viewTypeFor(type, cast<SharedBufferType>(stream.buffer.getType()));
       Value view =
           LocalViewOp::create(b, loc, viewType, stream.buffer, current, 0);
       stream.load.getResult().replaceAllUsesWith(view);
       stream.load.erase();
     }
     b.setInsertionPointAfter(loop);
-    AsyncWaitOp::create(b, loc, 0);
+    AsyncWaitOp::create(b, loc, 0, false);
     makeOperandsResident(loop);
   }
 
@@ -302,6 +326,12 @@ private:
   /// Dot operands defined before the loop are written to shared memory
   /// once, before it, instead of being staged on every iteration.
   void makeOperandsResident(scf::ForOp loop) {
+    // Values read by a dot that is not a wgmma keep the ldmatrix layout.
+    DenseSet<Value> readByMmaSync;
+    loop.getBody()->walk([&](DotOp dot) {
+      if (isTensorCoreDot(dot) && !isWarpgroupDot(dot))
+        readByMmaSync.insert_range(dot->getOperands().take_front(2));
+    });
     DenseMap<Value, Value> views;
     loop.getBody()->walk([&](DotOp dot) {
       if (!isTensorCoreDot(dot))
@@ -317,17 +347,12 @@ private:
         if (!view) {
           OpBuilder b(loop);
           Location loc = value.getLoc();
-          auto bufferType =
-              SharedBufferType::get(&getContext(), 1, type.getDimSize(0),
-                                    type.getDimSize(1), type.getElementType());
+          SharedBufferType bufferType =
+              bufferFor(type, 1, !readByMmaSync.contains(value));
           Value buffer =
               LocalAllocOp::create(b, loc, bufferType, value, IntegerAttr());
-          auto viewType = RankedTensorType::get(
-              type.getShape(), type.getElementType(),
-              SharedEncodingAttr::get(&getContext(),
-                                      bufferType.getRowStride()));
-          view = LocalViewOp::create(b, loc, viewType, buffer,
-                                     i32Constant(b, loc, 0), 0);
+          view = LocalViewOp::create(b, loc, viewTypeFor(type, bufferType),
+                                     buffer, i32Constant(b, loc, 0), 0);
         }
         operand.set(view);
       }

@@ -243,6 +243,9 @@ TritonMLAImpl::TritonMLAImpl(
         fmt::format("options.device: expected >= -1, got {}", opts.device));
 
   numSMs = opts.numSMs > 0 ? opts.numSMs : 132;
+  // Stage 1's tiles depend on the target (they size the workspace below).
+  if (opts.device >= 0 && !isInterpreterMode())
+    warpgroupTiles = cuda::currentArch() == "sm_90a";
   // The workspace holds the most (request, split) pairs any batch up to
   // maxBatch uses: Auto gives small batches many splits, large ones few.
   for (int64_t b = 1; b <= opts.maxBatch; ++b)
@@ -306,10 +309,11 @@ const TritonMLAImpl::Kernels &TritonMLAImpl::kernelsFor(int64_t pageSize,
                                {"R_BLOCK", std::to_string(stage2ColumnBlock())},
                                {"T", t},
                                {"LSE_T", dtypeName(lseDtype)}};
-  // 4 warps, 64-token steps in 2 pipeline stages: the fastest measured with
-  // mla-bench --block-n/--stages/--warps on the H200.
+  // 4 warps (8 with warpgroup tiles), 64-token steps in 2 pipeline stages:
+  // the fastest measured with mla-bench --block-n/--stages/--warps on the
+  // H200.
   KernelOptions stage1Options;
-  stage1Options.numWarps = opts.stage1Warps ? opts.stage1Warps : kStage1Warps;
+  stage1Options.numWarps = stage1Warps();
   Kernels kernels{
       Kernel::fromEmbedded("mla/mla_decode_stage1", stage1, stage1Options),
       Kernel::fromEmbedded("mla/mla_decode_stage2", stage2)};

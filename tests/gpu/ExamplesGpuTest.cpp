@@ -119,13 +119,18 @@ INSTANTIATE_TEST_SUITE_P(DTypes, SoftmaxTest,
                          ::testing::Values(DType::F32, DType::F16,
                                            DType::BF16));
 
-class MatmulTest : public GpuTest,
-                   public ::testing::WithParamInterface<DType> {};
+class MatmulTest : public GpuTest, public ::testing::WithParamInterface<DType> {
+protected:
+  void checkMatmul(Kernel &kernel, DType type, int blockM, int blockN,
+                   const std::string &what);
+};
 
-TEST_P(MatmulTest, MatchesReference) {
-  DType type = GetParam();
-  Kernel kernel = Kernel::fromEmbedded(
-      "examples/matmul", {{"T", dtypeName(type)}, {"OUT", "f32"}});
+/// Checks kernel (tiles `blockM` x `blockN`) against an fp64 matmul on
+/// shapes with partial tiles. Inputs are exact in every dtype; only the f32
+/// accumulation rounds, by at most K * 2^-24 of sum |a * b| (the classic
+/// bound), checked at 1e-5.
+void MatmulTest::checkMatmul(Kernel &kernel, DType type, int blockM, int blockN,
+                             const std::string &what) {
   struct Shape {
     int m, n, k;
   };
@@ -135,7 +140,8 @@ TEST_P(MatmulTest, MatchesReference) {
     fillUniform(a, rng, -1, 1);
     fillUniform(b, rng, -1, 1);
     DeviceBuffer da = upload(a), db = upload(b), dc = poisoned(c.bytes.size());
-    unsigned grid = ((s.m + 63) / 64) * ((s.n + 63) / 64);
+    unsigned grid =
+        ((s.m + blockM - 1) / blockM) * ((s.n + blockN - 1) / blockN);
     kernel.launch({grid, 1, 1},
                   {KernelArg::pointer(da.data()), KernelArg::pointer(db.data()),
                    KernelArg::pointer(dc.data()), KernelArg::i32(s.m),
@@ -143,8 +149,6 @@ TEST_P(MatmulTest, MatchesReference) {
                    KernelArg::i32(s.k), KernelArg::i32(1), KernelArg::i32(s.n),
                    KernelArg::i32(1), KernelArg::i32(s.n), KernelArg::i32(1)});
     download(dc, c);
-    // Inputs are exact in every dtype; only the f32 accumulation rounds, by
-    // at most K * 2^-24 of sum |a * b| (the classic bound), checked at 1e-5.
     double worst = 0;
     for (int i = 0; i < s.m; ++i)
       for (int j = 0; j < s.n; ++j) {
@@ -158,8 +162,43 @@ TEST_P(MatmulTest, MatchesReference) {
                        std::max(magnitude, 1e-30);
         worst = std::isnan(error) ? INFINITY : std::max(worst, error);
       }
-    EXPECT_LE(worst, 1e-5) << s.m << "x" << s.n << "x" << s.k
+    EXPECT_LE(worst, 1e-5) << s.m << "x" << s.n << "x" << s.k << " " << what
                            << " dtype=" << dtypeName(type) << " seed=" << seed;
+  }
+}
+
+TEST_P(MatmulTest, MatchesReference) {
+  DType type = GetParam();
+  Kernel kernel = Kernel::fromEmbedded(
+      "examples/matmul", {{"T", dtypeName(type)}, {"OUT", "f32"}});
+  checkMatmul(kernel, type, 64, 64, "default tiles");
+}
+
+TEST_P(MatmulTest, TileShapesAndWarps) {
+  // On sm_90a the 16-bit variants with 64-row tiles run on wgmma: k panels
+  // of 32/64/128-byte swizzles, one or two warpgroups along N, operands
+  // staged from registers (1 stage) or streamed by cp.async.
+  DType type = GetParam();
+  struct Config {
+    int m, n, k, stages;
+    unsigned warps;
+  };
+  for (Config t : {Config{64, 128, 16, 2, 8}, Config{64, 64, 64, 1, 4},
+                   Config{64, 128, 64, 3, 8}, Config{128, 64, 32, 2, 8},
+                   Config{32, 32, 32, 2, 4}}) {
+    std::string what = std::to_string(t.m) + "x" + std::to_string(t.n) + "x" +
+                       std::to_string(t.k) +
+                       " stages=" + std::to_string(t.stages) +
+                       " warps=" + std::to_string(t.warps);
+    Kernel kernel = Kernel::fromEmbedded("examples/matmul",
+                                         {{"T", dtypeName(type)},
+                                          {"OUT", "f32"},
+                                          {"BLOCK_M", std::to_string(t.m)},
+                                          {"BLOCK_N", std::to_string(t.n)},
+                                          {"BLOCK_K", std::to_string(t.k)},
+                                          {"STAGES", std::to_string(t.stages)}},
+                                         {t.warps, ""});
+    checkMatmul(kernel, type, t.m, t.n, what);
   }
 }
 

@@ -3,7 +3,7 @@
 // elements the new layout gives it.
 // RUN: tile-opt %s -convert-tile-to-llvm -canonicalize | FileCheck %s
 
-// CHECK: llvm.mlir.global external @global_smem() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<0 x i8>
+// CHECK: llvm.mlir.global external @global_smem() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<0 x i8>
 // CHECK-LABEL: llvm.func @convert(
 // CHECK-SAME: attributes {nvvm.kernel, nvvm.maxntid = array<i32: 32, 1, 1>}
 // CHECK-DAG: %[[C32:.*]] = llvm.mlir.constant(32 : i32) : i32

@@ -321,3 +321,21 @@ func.func @local_view_window(%s: i32) {
   %v = tile.local_view %b[%s] {column = 32 : i32} : <2 x 32 x 64 x bf16> -> tensor<32x64xbf16, #tile.shared<rowStride = 72>>
   return
 }
+
+// -----
+
+func.func @local_view_swizzled_panel(%s: i32) {
+  %b = tile.local_alloc -> <2 x 32 x 128 x bf16, swizzle = 128>
+  // expected-error @+1 {{'tile.local_view' op a window of a swizzled buffer starts on a panel (a multiple of 64 columns)}}
+  %v = tile.local_view %b[%s] {column = 32 : i32} : <2 x 32 x 128 x bf16, swizzle = 128> -> tensor<32x32xbf16, #tile.shared<rowStride = 2048, swizzle = 128>>
+  return
+}
+
+// -----
+
+func.func @local_view_swizzled_encoding(%s: i32) {
+  %b = tile.local_alloc -> <2 x 32 x 128 x bf16, swizzle = 128>
+  // expected-error @+1 {{'tile.local_view' op result must carry #tile.shared<rowStride = 2048, swizzle = 128>}}
+  %v = tile.local_view %b[%s] {column = 0 : i32} : <2 x 32 x 128 x bf16, swizzle = 128> -> tensor<32x128xbf16, #tile.shared<rowStride = 136>>
+  return
+}

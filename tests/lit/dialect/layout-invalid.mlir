@@ -69,3 +69,38 @@ func.func @mma_rank(%a: tensor<16xf32, #tile.mma<warpsPerCTA = [4]>>) {
 func.func @mma_pow2(%a: tensor<16x16xf32, #tile.mma<warpsPerCTA = [1, 3]>>) {
   return
 }
+
+// -----
+
+// expected-error @+1 {{a version 3 mma layout has whole warpgroups (a multiple of 4 warps) along M}}
+func.func @wgmma_partial_warpgroup(%a: tensor<32x64xf32, #tile.mma<warpsPerCTA = [2, 2], version = 3>>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{mma layout version must be 2 (mma.sync) or 3 (wgmma)}}
+func.func @mma_version(%a: tensor<32x64xf32, #tile.mma<warpsPerCTA = [2, 2], version = 1>>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{swizzle must be 0, 32, 64 or 128 bytes}}
+func.func @smem_swizzle_width(%b: !tile.smem<2 x 32 x 64 x bf16, swizzle = 48>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{a 128-byte swizzle needs rows a multiple of 8 and rows of a multiple of 128 bytes}}
+func.func @smem_swizzle_rows(%b: !tile.smem<2 x 32 x 32 x bf16, swizzle = 128>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{swizzled buffers hold 16-bit elements}}
+func.func @smem_swizzle_f32(%b: !tile.smem<2 x 32 x 64 x f32, swizzle = 128>) {
+  return
+}

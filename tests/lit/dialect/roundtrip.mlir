@@ -48,5 +48,18 @@ func.func @shared_memory(%p: tensor<32x64x!tile.ptr<bf16>>, %m: tensor<32x64xi1>
   tile.barrier
   // CHECK: tile.local_view %[[B]][%{{.*}}] {column = 32 : i32} : <3 x 32 x 64 x bf16> -> tensor<32x32xbf16, #tile.shared<rowStride = 72>>
   %v = tile.local_view %b[%s] {column = 32 : i32} : <3 x 32 x 64 x bf16> -> tensor<32x32xbf16, #tile.shared<rowStride = 72>>
+  // CHECK: %[[W:.*]] = tile.local_alloc -> <2 x 32 x 128 x bf16, swizzle = 128>
+  %w = tile.local_alloc -> <2 x 32 x 128 x bf16, swizzle = 128>
+  // CHECK: tile.async_wait 1 async_proxy
+  tile.async_wait 1 async_proxy
+  // CHECK: tile.local_view %[[W]][%{{.*}}] {column = 64 : i32} : <2 x 32 x 128 x bf16, swizzle = 128> -> tensor<32x64xbf16, #tile.shared<rowStride = 2048, swizzle = 128>>
+  %x = tile.local_view %w[%s] {column = 64 : i32} : <2 x 32 x 128 x bf16, swizzle = 128> -> tensor<32x64xbf16, #tile.shared<rowStride = 2048, swizzle = 128>>
+  return
+}
+
+// CHECK-LABEL: func.func @warpgroup_layout
+// CHECK-SAME: tensor<64x256xf32, #tile.mma<warpsPerCTA = [4, 2], version = 3>>
+// CHECK-SAME: tensor<64x256xf32, #tile.mma<warpsPerCTA = [4, 2]>>
+func.func @warpgroup_layout(%a: tensor<64x256xf32, #tile.mma<warpsPerCTA = [4, 2], version = 3>>, %b: tensor<64x256xf32, #tile.mma<warpsPerCTA = [4, 2], version = 2>>) {
   return
 }

@@ -27,6 +27,9 @@ public:
                    unsigned mask) const;
   /// Barrier across all threads of the program.
   void barrier(OpBuilder &builder, Location loc) const;
+  /// Orders this thread's earlier shared-memory writes before reads by the
+  /// async proxy (wgmma operands); a barrier after it publishes them.
+  void fenceAsyncProxy(OpBuilder &builder, Location loc) const;
 
 private:
   std::string arch;

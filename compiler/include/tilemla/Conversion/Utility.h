@@ -15,6 +15,9 @@ constexpr unsigned kSharedAddressSpace = 3;
 constexpr llvm::StringLiteral kSharedBytesAttr = "tile.shared";
 constexpr llvm::StringLiteral kNumWarpsAttr = "tile.num_warps";
 constexpr llvm::StringLiteral kSharedSymbol = "global_smem";
+/// Alignment of the shared-memory base: a 128-byte swizzle repeats every
+/// 1024 bytes of the address, and wgmma applies it to absolute addresses.
+constexpr unsigned kSharedAlignment = 1024;
 constexpr llvm::StringLiteral kDotOperandOffsetAttr = "tile.dot_b_offset";
 constexpr llvm::StringLiteral kReuseStagedBAttr = "tile.reuse_staged_b";
 
@@ -50,9 +53,12 @@ std::pair<Value, Value> getLaneAndWarp(OpBuilder &builder, Location loc);
 //===--------------------------------------------------------------------===//
 
 /// A distributed layout reduced to its blocked root: `shape` is the root's
-/// shape and `dims[i]` the root dimension of tensor dimension i.
+/// shape and `dims[i]` the root dimension of tensor dimension i. A wgmma
+/// accumulator root (`warpgroup`) has the register counts of `blocked` but
+/// places warps and repeats as MmaEncodingAttr version 3 says.
 struct ResolvedLayout {
   BlockedEncodingAttr blocked;
+  MmaEncodingAttr warpgroup;
   SmallVector<int64_t> shape;
   SmallVector<unsigned> dims;
 };
@@ -104,12 +110,35 @@ inline bool isSharedView(Value value) {
   auto type = dyn_cast<RankedTensorType>(value.getType());
   return type && isa_and_nonnull<SharedEncodingAttr>(type.getEncoding());
 }
-/// Writes a 2-D tensor's registers into shared memory at `base`, row-major
-/// with `rowStride` elements per row; contiguous register runs are stored as
-/// vectors of up to 16 bytes.
-void stageRowMajor(OpBuilder &builder, Location loc, RankedTensorType type,
-                   ArrayRef<Value> values, Value base, int64_t rowStride,
-                   Value lane, Value warp);
+/// How a 2-D tile sits in shared memory: row-major with `rowStride`
+/// elements per row (swizzle 0), or in `swizzle`-byte panels of `rows` rows
+/// (see SharedBufferType).
+struct SharedTileLayout {
+  int64_t rows, rowStride, swizzle;
+  static SharedTileLayout of(SharedBufferType type) {
+    return {type.getRows(), type.getRowStride(), type.getSwizzle()};
+  }
+  /// Panels `swizzle` bytes wide for 16-bit elements.
+  static SharedTileLayout swizzled(int64_t rows, int64_t swizzle) {
+    return {rows, swizzle / 2, swizzle};
+  }
+};
+/// Element index of (row, col) in a tile laid out as `layout`.
+Value emitSharedIndex(OpBuilder &builder, Location loc,
+                      const SharedTileLayout &layout, Value row, Value col);
+/// Writes a 2-D tensor's registers into shared memory at `base`, laid out as
+/// `layout`; contiguous register runs are stored as vectors of up to 16
+/// bytes (a swizzle moves whole 16-byte chunks, so runs stay contiguous).
+void stageTile(OpBuilder &builder, Location loc, RankedTensorType type,
+               ArrayRef<Value> values, Value base,
+               const SharedTileLayout &layout, Value lane, Value warp);
+/// stageTile, row-major with `rowStride` elements per row.
+inline void stageRowMajor(OpBuilder &builder, Location loc,
+                          RankedTensorType type, ArrayRef<Value> values,
+                          Value base, int64_t rowStride, Value lane,
+                          Value warp) {
+  stageTile(builder, loc, type, values, base, {0, rowStride, 0}, lane, warp);
+}
 
 //===--------------------------------------------------------------------===//
 // Tensor cores
@@ -117,6 +146,8 @@ void stageRowMajor(OpBuilder &builder, Location loc, RankedTensorType type,
 
 /// True for a dot that lowers to mma.sync (tensor-core layout, fitting).
 bool isMmaDot(DotOp op);
+/// True for a tensor-core dot with the warpgroup layout (wgmma, sm_90a).
+bool isWgmmaDot(DotOp op);
 /// Shared memory the mma.sync lowering stages a in (part of the common
 /// scratch) and b in (its own region at `tile.dot_b_offset`).
 unsigned getMmaDotStagedABytes(DotOp op);
@@ -148,6 +179,9 @@ void populateDotOpToLLVMPatterns(TileLLVMTypeConverter &converter,
 void populateMmaDotOpToLLVMPatterns(TileLLVMTypeConverter &converter,
                                     const TargetInfo &target,
                                     RewritePatternSet &patterns);
+void populateWgmmaDotOpToLLVMPatterns(TileLLVMTypeConverter &converter,
+                                      const TargetInfo &target,
+                                      RewritePatternSet &patterns);
 void populateSharedMemoryOpToLLVMPatterns(TileLLVMTypeConverter &converter,
                                           const TargetInfo &target,
                                           RewritePatternSet &patterns);

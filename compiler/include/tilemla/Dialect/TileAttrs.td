@@ -86,24 +86,39 @@ def Tile_SliceEncodingAttr : AttrDef<Tile_Dialect, "SliceEncoding",
 def Tile_MmaEncodingAttr : AttrDef<Tile_Dialect, "MmaEncoding",
     [DeclareAttrInterfaceMethods<Tile_DistributedLayout>]> {
   let mnemonic = "mma";
-  let summary = "accumulator layout of the m16n8k16 tensor-core instruction";
+  let summary = "accumulator layout of the tensor-core instructions";
   let description = [{
-    The layout of a `dot` accumulator computed with `mma.sync.m16n8k16`:
-    within a warp, lane l holds columns 2(l % 4) and 2(l % 4) + 1 of row
-    l / 4, as the instruction's D fragment does; `warpsPerCTA` warps tile the
-    rows and columns, and the pattern repeats. As a register map this is the
-    blocked layout sizePerThread = [1, 2], threadsPerWarp = [8, 4],
-    warpsPerCTA = `warpsPerCTA` (getBlockedEquivalent), so every op lowers on
-    it as on a blocked layout. The instruction's row pairs (r, r + 8) are the
-    layout's register rows 2i and 2i + 1; which physical rows those are does
-    not matter to mma.sync, only that A's fragments use the same rows.
+    Version 2, the layout of a `dot` accumulator computed with
+    `mma.sync.m16n8k16`: within a warp, lane l holds columns 2(l % 4) and
+    2(l % 4) + 1 of row l / 4, as the instruction's D fragment does;
+    `warpsPerCTA` warps tile the rows and columns, and the pattern repeats.
+    As a register map this is the blocked layout sizePerThread = [1, 2],
+    threadsPerWarp = [8, 4], warpsPerCTA = `warpsPerCTA`
+    (getBlockedEquivalent), so every op lowers on it as on a blocked layout.
+    The instruction's row pairs (r, r + 8) are the layout's register rows 2i
+    and 2i + 1; which physical rows those are does not matter to mma.sync,
+    only that A's fragments use the same rows.
+
+    Version 3, the accumulator of the warpgroup instruction
+    `wgmma.mma_async.m64nNk16` (sm_90a): the same registers per thread as
+    version 2, placed as wgmma places them. Warps are numbered along M
+    first, so four consecutive warps (one warpgroup) share columns; warp w
+    along M holds rows 16w + l / 4 and 16w + 8 + l / 4, and warp n along N
+    holds the contiguous column block [n N / wn, (n + 1) N / wn). A tensor
+    whose extents differ from a dot's (M != 16 wm, or N < 8 wn) places that
+    dimension as version 2 does.
   }];
-  let parameters = (ins ArrayRefParameter<"unsigned">:$warpsPerCTA);
-  let assemblyFormat = "`<` `warpsPerCTA` `=` `[` $warpsPerCTA `]` `>`";
+  let parameters = (ins ArrayRefParameter<"unsigned">:$warpsPerCTA,
+                        DefaultValuedParameter<"unsigned", "2">:$version);
+  let assemblyFormat =
+      "`<` `warpsPerCTA` `=` `[` $warpsPerCTA `]` (`,` `version` `=` $version^)? `>`";
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
-    /// The same register map as a blocked layout.
+    /// The same register counts (and, for version 2, register map) as a
+    /// blocked layout.
     BlockedEncodingAttr getBlockedEquivalent() const;
+    /// Whether this is the warpgroup (wgmma) accumulator layout.
+    bool isWarpgroup() const { return getVersion() == 3; }
     /// Rows and columns of one warp's instruction tile (16 x 8).
     static constexpr unsigned kInstrM = 16, kInstrN = 8, kInstrK = 16;
   }];
@@ -113,13 +128,17 @@ def Tile_SharedEncodingAttr : AttrDef<Tile_Dialect, "SharedEncoding"> {
   let mnemonic = "shared";
   let summary = "a tensor read in place from shared memory";
   let description = [{
-    The tensor is not in registers: it is a row-major window of a
-    `!tile.smem` buffer, `rowStride` elements between rows. Only tensor-core
-    dots consume such tensors (as either operand); they read their fragments
-    from it with ldmatrix instead of staging registers first.
+    The tensor is not in registers: it is a window of a `!tile.smem` buffer.
+    With `swizzle` = 0 the window is row-major, `rowStride` elements between
+    rows; with `swizzle` = 32, 64 or 128 it has the buffer's swizzled panel
+    layout (see SharedBufferType) and `rowStride` is the elements between two
+    panels. Only tensor-core dots consume such tensors (as either operand):
+    mma.sync reads fragments with ldmatrix, wgmma through matrix descriptors.
   }];
-  let parameters = (ins "int64_t":$rowStride);
-  let assemblyFormat = "`<` `rowStride` `=` $rowStride `>`";
+  let parameters = (ins "int64_t":$rowStride,
+                        DefaultValuedParameter<"int64_t", "0">:$swizzle);
+  let assemblyFormat =
+      "`<` `rowStride` `=` $rowStride (`,` `swizzle` `=` $swizzle^)? `>`";
 }
 
 #endif

@@ -16,6 +16,10 @@
 #include "tilemla/Dialect/TileDialect.h.inc"
 #include "tilemla/Dialect/TileEnums.h.inc"
 
+namespace mlir::tile {
+class SharedEncodingAttr;
+} // namespace mlir::tile
+
 #define GET_TYPEDEF_CLASSES
 #include "tilemla/Dialect/TileTypes.h.inc"
 
@@ -31,12 +35,19 @@ namespace mlir::tile {
 DistributedLayoutAttr getLayout(Type type);
 /// Registers per thread for a tensor type that carries a layout.
 unsigned getTotalElemsPerThread(Type type);
-/// True when `op` can run on mma.sync.m16n8k16 with accumulator layout `mma`:
-/// f16/bf16 operands and whole instruction tiles per warp.
+/// True when `op` can run on the tensor cores with accumulator layout `mma`:
+/// f16/bf16 operands and whole instruction tiles per warp (mma.sync), or
+/// one 64-row tile per warpgroup whose operands fit the swizzled shared
+/// layouts wgmma reads (version 3).
 bool isMmaCompatibleDot(DotOp op, MmaEncodingAttr mma);
 /// The tensor-core accumulator layout for `op` with `numWarps` warps, or null
-/// when the dot does not fit the instruction.
-MmaEncodingAttr getMmaLayoutForDot(DotOp op, unsigned numWarps);
+/// when the dot does not fit the instruction. With `warpgroups` (sm_90a) a
+/// dot that fits wgmma gets the version-3 layout.
+MmaEncodingAttr getMmaLayoutForDot(DotOp op, unsigned numWarps,
+                                   bool warpgroups = false);
+/// The widest wgmma swizzle (128, 64 or 32 bytes) that tiles rows of `cols`
+/// 16-bit elements, or 0 when none does.
+int64_t getWgmmaSwizzle(int64_t cols);
 } // namespace mlir::tile
 
 #endif

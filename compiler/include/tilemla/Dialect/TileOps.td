@@ -185,9 +185,11 @@ def Tile_AsyncWaitOp : Tile_Op<"async_wait", [
   let summary = "wait until at most `pending` copy groups are in flight";
   let description = [{
     Then a barrier, so every thread sees what every thread's copies wrote.
+    With `async_proxy`, a proxy fence comes before the barrier: the copies
+    are read by wgmma, which reads shared memory through the async proxy.
   }];
-  let arguments = (ins I32Attr:$pending);
-  let assemblyFormat = "$pending attr-dict";
+  let arguments = (ins I32Attr:$pending, UnitAttr:$async_proxy);
+  let assemblyFormat = "$pending (`async_proxy` $async_proxy^)? attr-dict";
 }
 
 def Tile_BarrierOp : Tile_Op<"barrier", [MemoryEffects<[MemRead, MemWrite]>]> {

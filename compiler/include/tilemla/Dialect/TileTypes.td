@@ -22,19 +22,33 @@ def Tile_SharedBufferType : TypeDef<Tile_Dialect, "SharedBuffer"> {
   let mnemonic = "smem";
   let summary = "a multi-buffered tile in shared memory";
   let description = [{
-    `stages` copies of a [rows, cols] tile, stored row-major with every row
-    padded by 16 bytes (so the eight rows one ldmatrix phase reads fall into
-    distinct bank groups). Written by `tile.local_alloc` or
-    `tile.async_copy`, read through `tile.local_view`.
+    `stages` copies of a [rows, cols] tile. With `swizzle` = 0 a stage is
+    row-major with every row padded by 16 bytes (so the eight rows one
+    ldmatrix phase reads fall into distinct bank groups). With `swizzle` = W
+    (32, 64 or 128 bytes) it is the layout wgmma's matrix descriptors read:
+    columns are cut into panels W bytes wide, stored one after the other;
+    within a panel row r starts at r * W, and its 16-byte chunk c sits at
+    chunk c ^ ((r / (128 / W)) % (W / 16)). Written by `tile.local_alloc`
+    or `tile.async_copy`, read through `tile.local_view`.
   }];
   let parameters = (ins "int64_t":$stages, "int64_t":$rows, "int64_t":$cols,
-                        "Type":$elementType);
-  let assemblyFormat = "`<` $stages `x` $rows `x` $cols `x` $elementType `>`";
+                        "Type":$elementType,
+                        DefaultValuedParameter<"int64_t", "0">:$swizzle);
+  let assemblyFormat = [{
+    `<` $stages `x` $rows `x` $cols `x` $elementType
+        (`,` `swizzle` `=` $swizzle^)? `>`
+  }];
+  let genVerifyDecl = 1;
   let extraClassDeclaration = [{
-    /// Elements between the starts of two rows (cols plus the padding).
+    /// Padded layout: elements between the starts of two rows (cols plus
+    /// the padding). Swizzled layout: elements in one panel row.
     int64_t getRowStride() const;
+    /// The encoding of a window of a stage (`tile.local_view`).
+    SharedEncodingAttr getViewEncoding() const;
     /// Elements between the starts of two stages.
-    int64_t getStageElements() const { return getRows() * getRowStride(); }
+    int64_t getStageElements() const {
+      return getSwizzle() ? getRows() * getCols() : getRows() * getRowStride();
+    }
   }];
 }
 

@@ -88,8 +88,9 @@ TILEMLA_API int runTileOptMain(int argc, char **argv);
 
 /// The pipelines between stages.
 TILEMLA_API void buildTilePipeline(mlir::OpPassManager &pm);
+/// Layouts for `numWarps` warps; on sm_90a, wgmma where dots fit it.
 TILEMLA_API void buildTileGPUPipeline(mlir::OpPassManager &pm,
-                                      unsigned numWarps);
+                                      unsigned numWarps, llvm::StringRef arch);
 TILEMLA_API void buildLLVMPipeline(mlir::OpPassManager &pm,
                                    llvm::StringRef arch);
 } // namespace tilemla

@@ -22,7 +22,8 @@ def TileAssignLayouts : Pass<"tile-assign-layouts", "mlir::ModuleOp"> {
     of their shape, vectorized along the contiguous dimension (16 bytes of the
     narrowest element loaded or stored in that shape); reductions give slice
     layouts. f16/bf16 dots of whole 16x8x16 tiles get the `#tile.mma`
-    accumulator layout (tensor cores). Elementwise ops take the layout of
+    accumulator layout (tensor cores); with `warpgroups` (sm_90a), dots of
+    one 64-row tile per warpgroup get its version 3 (wgmma). Elementwise ops take the layout of
     their costliest operand (broadcasts and splats count as their source),
     so accumulators stay in place; loops carry values in the layout their
     body yields. `tile.convert_layout` goes where operands disagree.
@@ -33,6 +34,8 @@ def TileAssignLayouts : Pass<"tile-assign-layouts", "mlir::ModuleOp"> {
            "bytes per thread along the contiguous dimension">,
     Option<"tensorCores", "tensor-cores", "bool", "true",
            "give eligible dots the mma.sync accumulator layout">,
+    Option<"warpgroups", "warpgroups", "bool", "false",
+           "give dots that fit wgmma (sm_90a) the warpgroup layout">,
   ];
 }
 

@@ -125,8 +125,9 @@ struct TritonMLAOptions {
   /// (16, 32 or 64) and pipeline stages (1..4: token blocks in shared
   /// memory, stages - 1 of them in flight while one is computed on; 1: no
   /// pipelining); 0: defaults (TritonMLAImpl::kTokenBlock, kStage1Warps,
-  /// kHeadBlock or kWideHeadBlock, kStages). Stage 1 needs about stages *
-  /// tokenBlock * (R + P
+  /// kHeadBlock or kWideHeadBlock, kStages; on sm_90a with H >= 64,
+  /// kWarpgroupHeadBlock heads over kWarpgroupWarps warps). Stage 1 needs about
+  /// stages * tokenBlock * (R + P
   /// + 16) * 2 bytes of shared memory; more than the device has fails at
   /// the first launch.
   int tokenBlock = 0;
@@ -162,6 +163,11 @@ public:
   static constexpr int kTokenBlock = 64; ///< tokens per stage-1 step
   static constexpr int kStages = 2;      ///< stage-1 pipeline stages
   static constexpr int kStage1Warps = 4; ///< warps per stage-1 program
+  /// On sm_90a with H >= 64: 64 heads per program over two warpgroups, so
+  /// both dots run on wgmma (each warpgroup holds half of the 64 x R
+  /// accumulator).
+  static constexpr int kWarpgroupHeadBlock = 64;
+  static constexpr int kWarpgroupWarps = 8;
 
   /// The seed's constructor. Throws tilemla::Error with the seed's messages
   /// for what it refuses: alibi_slopes, sliding_window or logits_soft_cap
@@ -228,7 +234,17 @@ private:
   int headBlock() const {
     if (opts.headBlock)
       return opts.headBlock;
+    if (warpgroupTiles && heads >= kWarpgroupHeadBlock)
+      return kWarpgroupHeadBlock;
     return heads > kHeadBlock ? kWideHeadBlock : kHeadBlock;
+  }
+  /// Warps per stage-1 program.
+  int stage1Warps() const {
+    if (opts.stage1Warps)
+      return opts.stage1Warps;
+    return warpgroupTiles && headBlock() == kWarpgroupHeadBlock
+               ? kWarpgroupWarps
+               : kStage1Warps;
   }
   /// Output columns per stage-2 program (R is a power of two).
   int64_t stage2ColumnBlock() const { return std::min<int64_t>(rank, 128); }
@@ -243,6 +259,7 @@ private:
   TritonMLAOptions opts;
   int64_t wsSplitRows = 1;
   int numSMs = 132;
+  bool warpgroupTiles = false; ///< the device runs wgmma (sm_90a)
   std::unique_ptr<DeviceBuffer> workspace, lseScratch;
   std::map<std::tuple<int64_t, int, DType, DType>, Kernels> kernelCache;
 };
