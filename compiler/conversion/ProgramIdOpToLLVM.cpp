@@ -1,4 +1,4 @@
-//===- ProgramIdOpToLLVM.cpp - program_id, num_programs -------------------===//
+//===- ProgramIdOpToLLVM.cpp - program_id, num_programs, grid dependencies ===//
 #include "tilemla/Conversion/Utility.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -33,10 +33,37 @@ struct GridIndexOpConversion : OpConversionPattern<SourceOp> {
     return success();
   }
 };
+
+/// griddepcontrol (sm_90+); older targets have no dependent launches, so
+/// there is nothing to wait for or to allow.
+template <typename SourceOp, NVVM::GridDepActionKind kind>
+struct GridDependencyOpConversion : OpConversionPattern<SourceOp> {
+  GridDependencyOpConversion(TypeConverter &converter, MLIRContext *context,
+                             const TargetInfo &target)
+      : OpConversionPattern<SourceOp>(converter, context), target(target) {}
+  LogicalResult
+  matchAndRewrite(SourceOp op, typename SourceOp::Adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (target.getComputeCapability() >= 90)
+      NVVM::GriddepcontrolOp::create(rewriter, op.getLoc(), kind);
+    rewriter.eraseOp(op);
+    return success();
+  }
+
+private:
+  const TargetInfo &target;
+};
 } // namespace
 
 void mlir::tile::populateProgramIdOpToLLVMPatterns(
-    TileLLVMTypeConverter &converter, RewritePatternSet &patterns) {
+    TileLLVMTypeConverter &converter, const TargetInfo &target,
+    RewritePatternSet &patterns) {
+  patterns
+      .add<GridDependencyOpConversion<GridDependencyWaitOp,
+                                      NVVM::GridDepActionKind::wait>,
+           GridDependencyOpConversion<
+               LaunchDependentsOp, NVVM::GridDepActionKind::launch_dependents>>(
+          converter, patterns.getContext(), target);
   patterns.add<GridIndexOpConversion<ProgramIdOp, NVVM::BlockIdXOp,
                                      NVVM::BlockIdYOp, NVVM::BlockIdZOp>,
                GridIndexOpConversion<NumProgramsOp, NVVM::GridDimXOp,

@@ -47,6 +47,7 @@ struct ConvertTileToLLVMPass
       return signalPassFailure();
     }
     annotateAccessWidths(module);
+    markChainedWgmmaDots(module);
     SmallVector<std::string> kernels;
     module.walk([&](func::FuncOp func) {
       if (func->hasAttr(kKernelAttr))
@@ -65,7 +66,7 @@ private:
     MLIRContext *context = &getContext();
     TileLLVMTypeConverter converter(context);
     RewritePatternSet patterns(context);
-    populateProgramIdOpToLLVMPatterns(converter, patterns);
+    populateProgramIdOpToLLVMPatterns(converter, target, patterns);
     populateMakeRangeOpToLLVMPatterns(converter, patterns);
     populateViewOpToLLVMPatterns(converter, patterns);
     populateLoadStoreOpToLLVMPatterns(converter, patterns);

@@ -141,8 +141,12 @@ struct WgmmaDotOpConversion : OpConversionPattern<DotOp> {
           inType, f32Type, accumulate, one, one, rowMajor, bLayout,
           /*satfinite=*/nullptr);
     }
-    NVVM::WgmmaGroupSyncAlignedOp::create(rewriter, loc);
-    NVVM::WgmmaWaitGroupSyncOp::create(rewriter, loc, 0);
+    // A chained dot's successor accumulates on the same registers: the
+    // instructions stay ordered, and its wait covers both.
+    if (!op->hasAttr(kWgmmaInFlightAttr)) {
+      NVVM::WgmmaGroupSyncAlignedOp::create(rewriter, loc);
+      NVVM::WgmmaWaitGroupSyncOp::create(rewriter, loc, 0);
+    }
 
     SmallVector<Value> done = unpackStruct(rewriter, loc, fragment);
     for (int64_t reg = 0; reg < fragments; ++reg)
@@ -240,6 +244,23 @@ private:
   const TargetInfo &target;
 };
 } // namespace
+
+void mlir::tile::markChainedWgmmaDots(ModuleOp module) {
+  module.walk([](DotOp dot) {
+    if (!isWgmmaDot(dot) || !dot->hasOneUse())
+      return;
+    auto next = dyn_cast<DotOp>(*dot->getUsers().begin());
+    if (!next || next->getBlock() != dot->getBlock() ||
+        next.getAcc() != dot.getResult() || !isWgmmaDot(next) ||
+        next.getType() != dot.getType() || !isSharedView(next.getA()) ||
+        !isSharedView(next.getB()))
+      return;
+    for (Operation *op = dot->getNextNode(); op != next; op = op->getNextNode())
+      if (!isMemoryEffectFree(op))
+        return;
+    dot->setAttr(kWgmmaInFlightAttr, UnitAttr::get(dot.getContext()));
+  });
+}
 
 void mlir::tile::populateWgmmaDotOpToLLVMPatterns(
     TileLLVMTypeConverter &converter, const TargetInfo &target,

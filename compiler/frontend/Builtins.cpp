@@ -45,6 +45,8 @@ static const Signature *lookupBuiltin(llvm::StringRef name) {
       {"maximum", {"x", "y"}, 2},
       {"cdiv", {"x", "y"}, 2},
       {"broadcast_to", {"x", "shape"}, 2},
+      {"grid_dependency_wait", {}, 0},
+      {"launch_dependents", {}, 0},
   };
   for (const Signature &s : sigs)
     if (name == s.name)
@@ -333,6 +335,15 @@ FailureOr<TValue> MLIRGenImpl::genBuiltin(llvm::StringRef name,
       return failure();
     return v;
   };
+
+  if (name == "grid_dependency_wait") {
+    tile::GridDependencyWaitOp::create(builder, lc);
+    return TValue::none();
+  }
+  if (name == "launch_dependents") {
+    tile::LaunchDependentsOp::create(builder, lc);
+    return TValue::none();
+  }
 
   if (name == "program_id" || name == "num_programs") {
     FailureOr<int64_t> axis = genConstInt(*args[0], (name + " axis").str());

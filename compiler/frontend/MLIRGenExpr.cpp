@@ -360,11 +360,30 @@ FailureOr<TValue> MLIRGenImpl::genExpr(const ExprAST &e) {
 }
 
 static bool isBuiltinName(llvm::StringRef n) {
-  static const char *names[] = {
-      "program_id", "num_programs", "arange", "zeros",       "full", "load",
-      "store",      "dot",          "sum",    "max",         "min",  "exp",
-      "log",        "exp2",         "log2",   "sqrt",        "abs",  "where",
-      "minimum",    "maximum",      "cdiv",   "broadcast_to"};
+  static const char *names[] = {"program_id",
+                                "num_programs",
+                                "arange",
+                                "zeros",
+                                "full",
+                                "load",
+                                "store",
+                                "dot",
+                                "sum",
+                                "max",
+                                "min",
+                                "exp",
+                                "log",
+                                "exp2",
+                                "log2",
+                                "sqrt",
+                                "abs",
+                                "where",
+                                "minimum",
+                                "maximum",
+                                "cdiv",
+                                "broadcast_to",
+                                "grid_dependency_wait",
+                                "launch_dependents"};
   for (const char *b : names)
     if (n == b)
       return true;

@@ -224,6 +224,9 @@ bool runTileOp(ProgramInterpreter &interp, Operation &op) {
     runStore(interp, store);
     return true;
   }
+  // Interpreted launches run one after another: nothing to wait for.
+  if (isa<GridDependencyWaitOp, LaunchDependentsOp>(op))
+    return true;
   RtValue r;
   if (auto pid = dyn_cast<ProgramIdOp>(op)) {
     r = RtValue::scalarInt(ElemKind::I32, interp.pid[pid.getAxis()]);

@@ -320,6 +320,10 @@ const TritonMLAImpl::Kernels &TritonMLAImpl::kernelsFor(int64_t pageSize,
   return kernelCache.emplace(key, std::move(kernels)).first->second;
 }
 
+/// Stage 2 starts while stage 1's last programs finish (sm_90+): its launch
+/// and scheduling overlap them, and it waits for stage 1's writes.
+static const LaunchOptions kStage2Launch = {/*programmaticDependent=*/true};
+
 void TritonMLAImpl::forward_decode(const TensorView &q,
                                    const TensorView &kv_cache,
                                    const DecodeMetadata &metadata,
@@ -471,7 +475,7 @@ void TritonMLAImpl::run(const TensorView &qNope, const TensorView &qPe,
        KernelArg::pointer(lse ? lse->data : lseScratch->data()),
        KernelArg::i32(soB), KernelArg::i32(soH), KernelArg::i32(slB),
        KernelArg::i32(slH)},
-      stream);
+      stream, kStage2Launch);
 }
 
 } // namespace tilemla::mla

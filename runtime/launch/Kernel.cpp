@@ -37,6 +37,9 @@ struct LoadedKernel {
   CUmodule module = nullptr;
   CUfunction function = nullptr;
   std::vector<KernelArg::Kind> expected; ///< per parameter, for fast checks
+  /// The target has programmatic dependent launch (sm_90+) and the driver
+  /// cuLaunchKernelEx.
+  bool dependentLaunch = false;
 };
 
 KernelArg::Kind kindOfParam(const std::string &param) {
@@ -84,6 +87,9 @@ LoadedKernel loadInContext(std::shared_ptr<const runtime::Artifact> artifact,
                int(artifact->sharedBytes));
   for (const std::string &param : artifact->params)
     loaded.expected.push_back(kindOfParam(param));
+  // "sm_XY[a]": the compute capability is XY.
+  loaded.dependentLaunch =
+      driver().cuLaunchKernelEx && std::atoi(artifact->arch.c_str() + 3) >= 90;
   modules.emplace(key, loaded);
   return loaded;
 }
@@ -273,7 +279,7 @@ static void launchInterpreted(const interp::Kernel &kernel, Dim3 grid,
 }
 
 void Kernel::launch(Dim3 grid, const std::vector<KernelArg> &args,
-                    StreamHandle stream) const {
+                    StreamHandle stream, const LaunchOptions &options) const {
   if (isInterpreterMode())
     return launchInterpreted(impl->getInterpreted(), grid, args);
   CUcontext context = currentContext();
@@ -296,6 +302,26 @@ void Kernel::launch(Dim3 grid, const std::vector<KernelArg> &args,
   if (grid[0] == 0 || grid[1] == 0 || grid[2] == 0)
     return; // an empty grid launches nothing
   // The hot path: the error text is built only on failure.
+  if (options.programmaticDependent && loaded.dependentLaunch) {
+    CUlaunchAttribute dependent = {};
+    dependent.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    dependent.value.programmaticStreamSerializationAllowed = 1;
+    CUlaunchConfig config = {grid[0],
+                             grid[1],
+                             grid[2],
+                             artifact.numWarps * 32,
+                             1,
+                             1,
+                             artifact.sharedBytes,
+                             static_cast<CUstream>(stream),
+                             &dependent,
+                             1};
+    CUresult result =
+        driver().cuLaunchKernelEx(&config, loaded.function, params, nullptr);
+    if (result != CUDA_SUCCESS)
+      check(result, "cuLaunchKernelEx", "kernel " + artifact.name);
+    return;
+  }
   CUresult result = driver().cuLaunchKernel(
       loaded.function, grid[0], grid[1], grid[2], artifact.numWarps * 32, 1, 1,
       artifact.sharedBytes, static_cast<CUstream>(stream), params, nullptr);

@@ -86,6 +86,44 @@ TEST_F(RuntimeGpuTest, EventsTimeStreamOrderedWork) {
   EXPECT_THROW(GpuEvent::elapsedMs(start, stop), Error);
 }
 
+TEST_F(RuntimeGpuTest, DependentLaunchWaitsForThePreviousKernel) {
+  // A programmatic dependent launch (sm_90+) may start while `produce` still
+  // runs (it allows that first thing); `consume` must still see all of
+  // produce's writes after grid_dependency_wait. 64 Mi elements keep
+  // produce busy long enough for the overlap to matter.
+  Kernel produce = Kernel::fromSource("produce.tile", R"(
+kernel produce(x: *f32, n: i32) {
+    launch_dependents();
+    i = program_id(0) * 1024 + arange(0, 1024);
+    store(x + i, (i % 1000).to(f32) + 0.5, mask=i < n);
+})");
+  Kernel consume = Kernel::fromSource("consume.tile", R"(
+kernel consume(x: *f32, y: *f32, n: i32) {
+    grid_dependency_wait();
+    i = program_id(0) * 1024 + arange(0, 1024);
+    store(y + i, load(x + i, mask=i < n, other=0.0) * 2.0, mask=i < n);
+})");
+  const int n = isInterpreterMode() ? 5000 : 64 << 20;
+  DeviceBuffer x(size_t(n) * 4), y(size_t(n) * 4);
+  unsigned grid = unsigned((n + 1023) / 1024);
+  for (int round = 0; round < 3; ++round) {
+    x.fill(0xff); // NaN until produce writes
+    y.fill(0xff);
+    produce.launch({grid, 1, 1},
+                   {KernelArg::pointer(x.data()), KernelArg::i32(n)});
+    consume.launch({grid, 1, 1},
+                   {KernelArg::pointer(x.data()), KernelArg::pointer(y.data()),
+                    KernelArg::i32(n)},
+                   nullptr, LaunchOptions{/*programmaticDependent=*/true});
+    std::vector<unsigned char> bytes = download(y);
+    const float *values = reinterpret_cast<const float *>(bytes.data());
+    int wrong = 0;
+    for (int i = 0; i < n; ++i)
+      wrong += values[i] != 2.0f * (float(i % 1000) + 0.5f);
+    EXPECT_EQ(wrong, 0) << "round " << round;
+  }
+}
+
 TEST_F(RuntimeGpuTest, DeviceInfoDescribesTheDevice) {
   DeviceInfo info = deviceInfo();
   EXPECT_FALSE(info.name.empty());

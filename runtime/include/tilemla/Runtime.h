@@ -70,6 +70,15 @@ struct KernelOptions {
   std::string arch; ///< empty: the current device's (sm_90a on Hopper)
 };
 
+/// How one launch is made.
+struct LaunchOptions {
+  /// Programmatic dependent launch (sm_90+, ignored elsewhere): the kernel
+  /// may start while the previous kernel of the stream runs, once all that
+  /// kernel's programs have run `launch_dependents()`; the kernel must call
+  /// `grid_dependency_wait()` before it reads what that kernel wrote.
+  bool programmaticDependent = false;
+};
+
 /// What a compiled specialization looks like to a caller.
 struct KernelInfo {
   std::string name;
@@ -102,7 +111,8 @@ public:
   /// Launches `grid` programs on `stream`; compiles and loads on first use.
   /// Arguments are checked against the kernel's signature.
   void launch(Dim3 grid, const std::vector<KernelArg> &args,
-              StreamHandle stream = nullptr) const;
+              StreamHandle stream = nullptr,
+              const LaunchOptions &options = {}) const;
 
   /// Describes the specialization launched last on the current device
   /// (compiling the default one if there was no launch yet).

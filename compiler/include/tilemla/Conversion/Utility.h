@@ -20,6 +20,9 @@ constexpr llvm::StringLiteral kSharedSymbol = "global_smem";
 constexpr unsigned kSharedAlignment = 1024;
 constexpr llvm::StringLiteral kDotOperandOffsetAttr = "tile.dot_b_offset";
 constexpr llvm::StringLiteral kReuseStagedBAttr = "tile.reuse_staged_b";
+/// On a wgmma dot whose result only feeds the accumulator of the next one:
+/// it leaves its instructions in flight (no commit, no wait).
+constexpr llvm::StringLiteral kWgmmaInFlightAttr = "tile.wgmma_in_flight";
 
 /// Converts tile-gpu types: a tensor becomes the struct of the registers one
 /// thread holds, a tile pointer an LLVM global pointer.
@@ -148,6 +151,11 @@ inline void stageRowMajor(OpBuilder &builder, Location loc,
 bool isMmaDot(DotOp op);
 /// True for a tensor-core dot with the warpgroup layout (wgmma, sm_90a).
 bool isWgmmaDot(DotOp op);
+/// Marks wgmma dots that may leave their work in flight
+/// (kWgmmaInFlightAttr): the result's only use is the accumulator of a
+/// wgmma dot of the same shape later in the block, that dot reads both
+/// operands in place, and only ops without memory effects come between.
+void markChainedWgmmaDots(ModuleOp module);
 /// Shared memory the mma.sync lowering stages a in (part of the common
 /// scratch) and b in (its own region at `tile.dot_b_offset`).
 unsigned getMmaDotStagedABytes(DotOp op);
@@ -158,6 +166,7 @@ unsigned getMmaDotStagedBBytes(DotOp op);
 //===--------------------------------------------------------------------===//
 
 void populateProgramIdOpToLLVMPatterns(TileLLVMTypeConverter &converter,
+                                       const TargetInfo &target,
                                        RewritePatternSet &patterns);
 void populateMakeRangeOpToLLVMPatterns(TileLLVMTypeConverter &converter,
                                        RewritePatternSet &patterns);

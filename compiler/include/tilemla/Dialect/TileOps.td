@@ -201,6 +201,29 @@ def Tile_BarrierOp : Tile_Op<"barrier", [MemoryEffects<[MemRead, MemWrite]>]> {
   let assemblyFormat = "attr-dict";
 }
 
+def Tile_GridDependencyWaitOp : Tile_Op<"grid_dependency_wait",
+    [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "wait for the kernels this launch depends on to finish";
+  let description = [{
+    A kernel launched as a programmatic dependent (sm_90+) may start while
+    the previous kernel of its stream still runs; this waits until that
+    kernel has finished and its writes are visible. Reads of what it wrote
+    must come after. In any other launch it returns at once.
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+def Tile_LaunchDependentsOp : Tile_Op<"launch_dependents",
+    [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "let the next kernel of the stream start early";
+  let description = [{
+    Once every program of this kernel has run this (or finished), a kernel
+    launched after it as a programmatic dependent may start its programs;
+    they still wait for this kernel's writes in `grid_dependency_wait`.
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
 def Tile_LocalViewOp : Tile_Op<"local_view", [MemoryEffects<[MemRead]>]> {
   let summary = "a [rows, n] window of one stage of a buffer, from `column`";
   let arguments = (ins Tile_SharedBufferType:$buffer, I32:$stage,
