@@ -162,13 +162,34 @@ bool isMmaDerived(Attribute layout) {
   return isa_and_nonnull<MmaEncodingAttr>(layout);
 }
 
+/// A tensor-core-sized dot in `body` that `value` is computed from through
+/// same-shape elementwise ops (operands searched in order, a few levels
+/// deep), or null. Elementwise ops follow their costliest operand, which for
+/// such a chain is the dot's result.
+static DotOp findSourceDot(Value value, Block *body, int depth = 6) {
+  Operation *def = value.getDefiningOp();
+  if (!def || def->getBlock() != body || depth == 0)
+    return {};
+  if (auto dot = dyn_cast<DotOp>(def))
+    return dot;
+  if (def->getNumResults() != 1 || def->getNumRegions() != 0 ||
+      !isa<arith::ArithDialect, math::MathDialect>(def->getDialect()))
+    return {};
+  for (Value operand : def->getOperands())
+    if (operand.getType() == value.getType())
+      if (DotOp dot = findSourceDot(operand, body, depth - 1))
+        return dot;
+  return {};
+}
+
 void AssignLayoutsPass::assignFor(scf::ForOp forOp) {
   Operation *yield = forOp.getBody()->getTerminator();
   MutableArrayRef<OpOperand> inits = forOp.getInitArgsMutable();
-  // An accumulator the body yields straight from a dot starts out in the
-  // dot's layout, so the body is assigned around it.
+  // An accumulator the body yields from a dot, directly or through
+  // elementwise ops of the same shape (a running sum of softmax weights),
+  // starts out in the dot's layout, so the body is assigned around it.
   for (auto [i, init] : llvm::enumerate(inits))
-    if (auto dot = yield->getOperand(i).getDefiningOp<DotOp>())
+    if (DotOp dot = findSourceDot(yield->getOperand(i), forOp.getBody()))
       init.set(convertTo(init.get(), dotLayout(dot), forOp));
   for (auto [init, arg, result] :
        llvm::zip(forOp.getInitArgs(), forOp.getRegionIterArgs(),
