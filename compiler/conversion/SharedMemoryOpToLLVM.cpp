@@ -82,14 +82,8 @@ struct AsyncCopyOpConversion : OpConversionPattern<AsyncCopyOp> {
     Value base = stageBase(rewriter, loc, adaptor.getBuffer(), bufferType,
                            adaptor.getStage(), elemType);
     int64_t rowStride = bufferType.getRowStride();
-    SharedTileLayout layout = SharedTileLayout::of(bufferType);
-    Value linearBase;
-    SmallVector<Value> baseCoords;
-    if (layout.swizzle)
-      baseCoords = emitBaseCoords(rewriter, loc, ptrType, lane, warp);
-    else
-      linearBase =
-          emitRowMajorBase(rewriter, loc, ptrType, rowStride, lane, warp);
+    SharedTileIndexer indexer(rewriter, loc, ptrType,
+                              SharedTileLayout::of(bufferType), lane, warp);
     SmallVector<SmallVector<int64_t>> offsets = getRegisterOffsets(ptrType);
     // Destinations must be as aligned as the copies: rows start every
     // rowStride elements.
@@ -98,20 +92,8 @@ struct AsyncCopyOpConversion : OpConversionPattern<AsyncCopyOp> {
       width /= 2;
     unsigned bytes = width * elemBytes;
     for (unsigned reg = 0; reg < ptrs.size(); reg += width) {
-      Value index;
-      if (layout.swizzle)
-        index = emitSharedIndex(
-            rewriter, loc, layout,
-            LLVM::AddOp::create(rewriter, loc, baseCoords[0],
-                                i32Constant(rewriter, loc, offsets[reg][0])),
-            LLVM::AddOp::create(rewriter, loc, baseCoords[1],
-                                i32Constant(rewriter, loc, offsets[reg][1])));
-      else
-        index = LLVM::AddOp::create(
-            rewriter, loc, linearBase,
-            i32Constant(rewriter, loc,
-                        offsets[reg][0] * rowStride + offsets[reg][1]));
-      Value dst = sharedElementPtr(rewriter, loc, base, elemType, index);
+      Value dst = sharedElementPtr(rewriter, loc, base, elemType,
+                                   indexer.index(rewriter, loc, offsets[reg]));
       Value mask = masks.empty() ? Value() : masks[reg];
       if (bytes < 4) {
         copySynchronously(rewriter, loc, ArrayRef(ptrs).slice(reg, width), mask,

@@ -360,17 +360,37 @@ Value mlir::tile::emitSharedIndex(OpBuilder &builder, Location loc,
   return LLVM::AddOp::create(builder, loc, rowStart, swizzled);
 }
 
+SharedTileIndexer::SharedTileIndexer(OpBuilder &builder, Location loc,
+                                     RankedTensorType type,
+                                     const SharedTileLayout &layout, Value lane,
+                                     Value warp)
+    : layout(layout) {
+  if (layout.swizzle)
+    baseCoords = emitBaseCoords(builder, loc, type, lane, warp);
+  else
+    linearBase =
+        emitRowMajorBase(builder, loc, type, layout.rowStride, lane, warp);
+}
+
+Value SharedTileIndexer::index(OpBuilder &builder, Location loc,
+                               ArrayRef<int64_t> offsets) const {
+  if (!layout.swizzle)
+    return LLVM::AddOp::create(
+        builder, loc, linearBase,
+        i32Constant(builder, loc, offsets[0] * layout.rowStride + offsets[1]));
+  auto coord = [&](unsigned dim) {
+    return LLVM::AddOp::create(builder, loc, baseCoords[dim],
+                               i32Constant(builder, loc, offsets[dim]));
+  };
+  return emitSharedIndex(builder, loc, layout, coord(0), coord(1));
+}
+
 void mlir::tile::stageTile(OpBuilder &builder, Location loc,
                            RankedTensorType type, ArrayRef<Value> values,
                            Value base, const SharedTileLayout &layout,
                            Value lane, Value warp) {
   int64_t rowStride = layout.rowStride;
-  Value linearBase;
-  SmallVector<Value> baseCoords;
-  if (layout.swizzle)
-    baseCoords = emitBaseCoords(builder, loc, type, lane, warp);
-  else
-    linearBase = emitRowMajorBase(builder, loc, type, rowStride, lane, warp);
+  SharedTileIndexer indexer(builder, loc, type, layout, lane, warp);
   SmallVector<SmallVector<int64_t>> offsets = getRegisterOffsets(type);
   // A thread's base column is a multiple of its layout's run length, so runs
   // that start at a multiple of the vector width are aligned to it.
@@ -393,20 +413,8 @@ void mlir::tile::stageTile(OpBuilder &builder, Location loc,
             offsets[reg + i][1] != offsets[reg][1] + i)
           width = 1;
     }
-    Value index;
-    if (layout.swizzle)
-      index = emitSharedIndex(
-          builder, loc, layout,
-          LLVM::AddOp::create(builder, loc, baseCoords[0],
-                              i32Constant(builder, loc, offsets[reg][0])),
-          LLVM::AddOp::create(builder, loc, baseCoords[1],
-                              i32Constant(builder, loc, offsets[reg][1])));
-    else
-      index = LLVM::AddOp::create(
-          builder, loc, linearBase,
-          i32Constant(builder, loc,
-                      offsets[reg][0] * rowStride + offsets[reg][1]));
-    Value ptr = sharedElementPtr(builder, loc, base, elemType, index);
+    Value ptr = sharedElementPtr(builder, loc, base, elemType,
+                                 indexer.index(builder, loc, offsets[reg]));
     if (width == 1) {
       LLVM::StoreOp::create(builder, loc, values[reg], ptr);
     } else {

@@ -129,6 +129,21 @@ struct SharedTileLayout {
 /// Element index of (row, col) in a tile laid out as `layout`.
 Value emitSharedIndex(OpBuilder &builder, Location loc,
                       const SharedTileLayout &layout, Value row, Value col);
+/// Element indices, in a tile laid out as `layout`, of the registers of a
+/// 2-D tensor of `type`: the thread's part is computed once, each register
+/// adds its static offsets (getRegisterOffsets).
+class SharedTileIndexer {
+public:
+  SharedTileIndexer(OpBuilder &builder, Location loc, RankedTensorType type,
+                    const SharedTileLayout &layout, Value lane, Value warp);
+  Value index(OpBuilder &builder, Location loc,
+              ArrayRef<int64_t> offsets) const;
+
+private:
+  SharedTileLayout layout;
+  Value linearBase;              // padded rows: row-major index of (0, 0)
+  SmallVector<Value> baseCoords; // swizzled: the thread's coordinates
+};
 /// Writes a 2-D tensor's registers into shared memory at `base`, laid out as
 /// `layout`; contiguous register runs are stored as vectors of up to 16
 /// bytes (a swizzle moves whole 16-byte chunks, so runs stay contiguous).
