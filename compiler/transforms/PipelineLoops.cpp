@@ -88,7 +88,11 @@ bool isPipelinable(LoadOp load) {
     return false;
   if (load.getOther() && !matchPattern(load.getOther(), m_AnyZeroFloat()))
     return false;
-  return llvm::all_of(load->getUsers(), isTensorCoreDot);
+  // One buffer layout serves all readers: ldmatrix's padded rows or wgmma's
+  // swizzled panels, not both.
+  return llvm::all_of(load->getUsers(), isTensorCoreDot) &&
+         (llvm::all_of(load->getUsers(), isWarpgroupDot) ||
+          llvm::none_of(load->getUsers(), isWarpgroupDot));
 }
 
 /// Ops of `body` that `roots` are computed from, in block order. Fails when
@@ -342,6 +346,10 @@ private:
         if (!type || !getLayout(type) ||
             loop->isAncestor(value.getParentRegion()->getParentOp()) ||
             type.getElementType().getIntOrFloatBitWidth() != 16)
+          continue;
+        // A wgmma reads swizzled panels only; one also read by mma.sync
+        // keeps staging it.
+        if (isWarpgroupDot(dot) && readByMmaSync.contains(value))
           continue;
         Value &view = views[value];
         if (!view) {
