@@ -19,6 +19,10 @@
 // iteration yields: that computation moves to the top of the body, and the
 // lookahead is one tile (S = 2).
 //
+// Buffers read only by wgmma dots are swizzled (the layout its matrix
+// descriptors read) and their wait fences the async proxy; those read only
+// by mma.sync keep padded rows for ldmatrix.
+//
 //===----------------------------------------------------------------------===//
 #include "tilemla/Transforms/Passes.h"
 
