@@ -28,12 +28,12 @@ void markStagedOperandReuse(Block &block) {
       continue;
     }
     auto dot = dyn_cast<DotOp>(op);
-    if (!dot || !isMmaDot(dot) || isSharedView(dot.getB()))
+    if (!dot || !isTensorCoreDot(dot) || isSharedView(dot.getB()))
       continue; // views are read in place and never staged
     // The staged layout differs between mma.sync (padded rows) and wgmma
     // (swizzled panels).
     if (previous && previous.getB() == dot.getB() &&
-        isWgmmaDot(previous) == isWgmmaDot(dot))
+        isWarpgroupDot(previous) == isWarpgroupDot(dot))
       dot->setAttr(kReuseStagedBAttr, UnitAttr::get(op.getContext()));
     previous = dot;
   }
@@ -47,10 +47,10 @@ struct AllocateSharedPass
     bool hasMmaDot = false, hasWgmmaDot = false;
     module.walk([&](Operation *op) {
       bytes = std::max(bytes, getScratchBytes(op));
-      if (auto dot = dyn_cast<DotOp>(op); dot && isWgmmaDot(dot))
+      if (isWarpgroupDot(op))
         hasWgmmaDot = true;
       if (auto dot = dyn_cast<DotOp>(op);
-          dot && isMmaDot(dot) && !isSharedView(dot.getB())) {
+          dot && isTensorCoreDot(dot) && !isSharedView(dot.getB())) {
         hasMmaDot = true;
         dotOperandBytes = std::max(dotOperandBytes, getMmaDotStagedBBytes(dot));
       }

@@ -294,20 +294,10 @@ private:
 };
 } // namespace
 
-bool mlir::tile::isMmaDot(DotOp op) {
-  auto mma = dyn_cast_or_null<MmaEncodingAttr>(op.getType().getEncoding());
-  return mma && isMmaCompatibleDot(op, mma);
-}
-
 /// Bytes of a 2-D b16 tensor staged row-major with padded rows.
 static unsigned stagedBytes(RankedTensorType type) {
   return unsigned(type.getDimSize(0) * (type.getDimSize(1) + kRowPad) *
                   getSharedElementBytes(type.getElementType()));
-}
-
-bool mlir::tile::isWgmmaDot(DotOp op) {
-  auto mma = dyn_cast_or_null<MmaEncodingAttr>(op.getType().getEncoding());
-  return mma && mma.isWarpgroup() && isMmaCompatibleDot(op, mma);
 }
 
 unsigned mlir::tile::getMmaDotStagedABytes(DotOp op) {

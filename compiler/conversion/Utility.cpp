@@ -303,7 +303,7 @@ unsigned mlir::tile::getScratchBytes(Operation *op) {
   if (isa<ConvertLayoutOp>(op))
     return bytesOf(op->getOperand(0).getType());
   if (auto dot = dyn_cast<DotOp>(op)) {
-    if (isMmaDot(dot))
+    if (isTensorCoreDot(dot))
       return isSharedView(dot.getA()) ? 0 : getMmaDotStagedABytes(dot);
     return bytesOf(dot.getA().getType()) + bytesOf(dot.getB().getType());
   }

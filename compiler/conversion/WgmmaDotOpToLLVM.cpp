@@ -247,11 +247,11 @@ private:
 
 void mlir::tile::markChainedWgmmaDots(ModuleOp module) {
   module.walk([](DotOp dot) {
-    if (!isWgmmaDot(dot) || !dot->hasOneUse())
+    if (!isWarpgroupDot(dot) || !dot->hasOneUse())
       return;
     auto next = dyn_cast<DotOp>(*dot->getUsers().begin());
     if (!next || next->getBlock() != dot->getBlock() ||
-        next.getAcc() != dot.getResult() || !isWgmmaDot(next) ||
+        next.getAcc() != dot.getResult() || !isWarpgroupDot(next) ||
         next.getType() != dot.getType() || !isSharedView(next.getA()) ||
         !isSharedView(next.getB()))
       return;

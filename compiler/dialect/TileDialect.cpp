@@ -249,6 +249,23 @@ bool mlir::tile::isMmaCompatibleDot(DotOp op, MmaEncodingAttr mma) {
          (n % (8 * wn) == 0 || (8 * wn) % n == 0);
 }
 
+static MmaEncodingAttr getTensorCoreLayout(Operation *op) {
+  auto dot = dyn_cast_or_null<DotOp>(op);
+  if (!dot)
+    return {};
+  auto mma = dyn_cast_or_null<MmaEncodingAttr>(dot.getType().getEncoding());
+  return mma && isMmaCompatibleDot(dot, mma) ? mma : MmaEncodingAttr();
+}
+
+bool mlir::tile::isTensorCoreDot(Operation *op) {
+  return bool(getTensorCoreLayout(op));
+}
+
+bool mlir::tile::isWarpgroupDot(Operation *op) {
+  MmaEncodingAttr mma = getTensorCoreLayout(op);
+  return mma && mma.isWarpgroup();
+}
+
 MmaEncodingAttr mlir::tile::getMmaLayoutForDot(DotOp op, unsigned numWarps,
                                                bool warpgroups) {
   RankedTensorType accType = op.getType();

@@ -42,22 +42,6 @@ using namespace mlir::tile;
 namespace {
 constexpr llvm::StringLiteral kNumStagesAttr = "tile.num_stages";
 
-bool isTensorCoreDot(Operation *op) {
-  auto dot = dyn_cast<DotOp>(op);
-  if (!dot)
-    return false;
-  auto mma = dyn_cast_or_null<MmaEncodingAttr>(dot.getType().getEncoding());
-  return mma && isMmaCompatibleDot(dot, mma);
-}
-
-bool isWarpgroupDot(Operation *op) {
-  auto dot = dyn_cast<DotOp>(op);
-  auto mma =
-      dot ? dyn_cast_or_null<MmaEncodingAttr>(dot.getType().getEncoding())
-          : MmaEncodingAttr();
-  return mma && mma.isWarpgroup();
-}
-
 /// A buffer for a [rows, cols] tile: the swizzled layout wgmma reads when
 /// every dot that reads it is a wgmma, padded rows (ldmatrix) otherwise.
 SharedBufferType bufferFor(RankedTensorType type, int64_t stages,

@@ -162,10 +162,6 @@ inline void stageRowMajor(OpBuilder &builder, Location loc,
 // Tensor cores
 //===--------------------------------------------------------------------===//
 
-/// True for a dot that lowers to mma.sync (tensor-core layout, fitting).
-bool isMmaDot(DotOp op);
-/// True for a tensor-core dot with the warpgroup layout (wgmma, sm_90a).
-bool isWgmmaDot(DotOp op);
 /// Marks wgmma dots that may leave their work in flight
 /// (kWgmmaInFlightAttr): the result's only use is the accumulator of a
 /// wgmma dot of the same shape later in the block, that dot reads both

@@ -40,6 +40,11 @@ unsigned getTotalElemsPerThread(Type type);
 /// one 64-row tile per warpgroup whose operands fit the swizzled shared
 /// layouts wgmma reads (version 3).
 bool isMmaCompatibleDot(DotOp op, MmaEncodingAttr mma);
+/// True for a dot whose accumulator carries a #tile.mma layout it fits:
+/// it runs on the tensor cores (mma.sync, or wgmma for version 3).
+bool isTensorCoreDot(Operation *op);
+/// True for a tensor-core dot with the warpgroup layout (wgmma, sm_90a).
+bool isWarpgroupDot(Operation *op);
 /// The tensor-core accumulator layout for `op` with `numWarps` warps, or null
 /// when the dot does not fit the instruction. With `warpgroups` (sm_90a) a
 /// dot that fits wgmma gets the version-3 layout.
