@@ -78,6 +78,11 @@ struct AllocateSharedPass
                                  getSharedElementBytes(type.getElementType()),
                              16);
     });
+    module.walk([&](MBarrierAllocOp alloc) {
+      bytes = llvm::alignTo(bytes, 8);
+      alloc.setOffset(bytes);
+      bytes += 8 * alloc.getType().getCount();
+    });
     module->setAttr(kSharedBytesAttr, IntegerAttr::get(i32, bytes));
   }
 };

@@ -24,17 +24,6 @@ Value stageBase(OpBuilder &b, Location loc, Value buffer, SharedBufferType type,
   return sharedElementPtr(b, loc, buffer, elemType, index);
 }
 
-/// A pattern that emits barriers through the target.
-template <typename SourceOp>
-struct TargetPattern : OpConversionPattern<SourceOp> {
-  TargetPattern(TypeConverter &converter, MLIRContext *context,
-                const TargetInfo &target)
-      : OpConversionPattern<SourceOp>(converter, context), target(target) {}
-
-protected:
-  const TargetInfo &target;
-};
-
 struct LocalAllocOpConversion : TargetPattern<LocalAllocOp> {
   using TargetPattern::TargetPattern;
 

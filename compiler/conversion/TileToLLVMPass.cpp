@@ -9,6 +9,7 @@
 #include "tilemla/Conversion/AccessWidth.h"
 #include "tilemla/Conversion/Passes.h"
 #include "tilemla/Conversion/Utility.h"
+#include "tilemla/Driver/Compiler.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
@@ -52,6 +53,7 @@ struct ConvertTileToLLVMPass
     module.walk([&](func::FuncOp func) {
       if (func->hasAttr(kKernelAttr))
         kernels.push_back(func.getName().str());
+      passDescriptorsByValue(func);
       for (unsigned i = 0; i < func.getNumArguments(); ++i)
         func.removeArgAttr(i, kDivisibilityAttr);
     });
@@ -77,6 +79,7 @@ private:
     populateMmaDotOpToLLVMPatterns(converter, target, patterns);
     populateWgmmaDotOpToLLVMPatterns(converter, target, patterns);
     populateSharedMemoryOpToLLVMPatterns(converter, target, patterns);
+    populateTmaOpToLLVMPatterns(converter, target, patterns);
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns,
                                                                    converter);
     ConversionTarget legality(*context);
@@ -136,6 +139,24 @@ private:
     });
     return applyPartialConversion(getOperation(), legality,
                                   std::move(patterns));
+  }
+
+  /// A tensor-descriptor parameter is a by-value block in the parameter
+  /// space; `nvvm.grid_constant` lets its address (which TMA reads the
+  /// tensor map from) be taken without a copy to local memory.
+  void passDescriptorsByValue(func::FuncOp func) {
+    Builder b(&getContext());
+    for (unsigned i = 0; i < func.getNumArguments(); ++i) {
+      if (!isa<TensorDescType>(func.getArgument(i).getType()))
+        continue;
+      func.setArgAttr(i, LLVM::LLVMDialect::getByValAttrName(),
+                      TypeAttr::get(LLVM::LLVMArrayType::get(
+                          b.getI8Type(), tilemla::kTensorDescBytes)));
+      func.setArgAttr(i, LLVM::LLVMDialect::getAlignAttrName(),
+                      b.getI64IntegerAttr(tilemla::kTensorDescAlign));
+      func.setArgAttr(i, NVVM::NVVMDialect::getGridConstantAttrName(),
+                      b.getUnitAttr());
+    }
   }
 
   /// Kernels become PTX entry points sized for the program's warps.

@@ -18,6 +18,14 @@ TileLLVMTypeConverter::TileLLVMTypeConverter(MLIRContext *context) {
   addConversion([context](SharedBufferType) {
     return LLVM::LLVMPointerType::get(context, kSharedAddressSpace);
   });
+  addConversion([context](MBarrierType) {
+    return LLVM::LLVMPointerType::get(context, kSharedAddressSpace);
+  });
+  // The address of the by-value kernel parameter (a generic address of the
+  // parameter space: TMA reads the tensor map there).
+  addConversion([context](TensorDescType) {
+    return LLVM::LLVMPointerType::get(context);
+  });
   addConversion([this](RankedTensorType type) -> std::optional<Type> {
     if (isa_and_nonnull<SharedEncodingAttr>(type.getEncoding()))
       return LLVM::LLVMPointerType::get(type.getContext(), kSharedAddressSpace);

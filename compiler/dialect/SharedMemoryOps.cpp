@@ -98,3 +98,41 @@ LogicalResult LocalViewOp::verify() {
                          << " columns)";
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// Tensor descriptors and TMA
+//===----------------------------------------------------------------------===//
+
+LogicalResult DescLoadOp::verify() {
+  Type element = getDesc().getType().getElementType();
+  RankedTensorType type = getResult().getType();
+  if (type.getRank() != 2)
+    return emitOpError() << "reads a 2-D box";
+  if (type.getElementType() != element)
+    return emitOpError() << "result element type must be " << element;
+  return success();
+}
+
+LogicalResult DescFieldsOp::verify() {
+  if (getBase().getType().getPointeeType() !=
+      getDesc().getType().getElementType())
+    return emitOpError() << "base must point to "
+                         << getDesc().getType().getElementType();
+  return success();
+}
+
+LogicalResult TmaCopyOp::verify() {
+  SharedBufferType buffer = getBuffer().getType();
+  if (buffer.getElementType() != getDesc().getType().getElementType())
+    return emitOpError() << "a descriptor of "
+                         << getDesc().getType().getElementType()
+                         << " cannot fill a buffer of "
+                         << buffer.getElementType();
+  if (!buffer.getSwizzle())
+    return emitOpError() << "TMA fills swizzled buffers";
+  if (buffer.getRows() > 256)
+    return emitOpError() << "a TMA box has at most 256 rows";
+  if (getBarriers().getType().getCount() != buffer.getStages())
+    return emitOpError() << "needs one barrier per buffer stage";
+  return success();
+}

@@ -266,6 +266,27 @@ bool mlir::tile::isWarpgroupDot(Operation *op) {
   return mma && mma.isWarpgroup();
 }
 
+DotLayoutPlan::DotLayoutPlan(Operation *root, unsigned numWarps,
+                             bool warpgroups)
+    : numWarps(numWarps), warpgroups(warpgroups) {
+  llvm::DenseMap<int64_t, DotOp> widest;
+  root->walk([&](DotOp dot) {
+    DotOp &best = widest[dot.getType().getDimSize(0)];
+    if (!best || dot.getType().getDimSize(1) > best.getType().getDimSize(1))
+      best = dot;
+  });
+  for (auto [m, dot] : widest)
+    if (MmaEncodingAttr mma = getMmaLayoutForDot(dot, numWarps, warpgroups))
+      rowLayouts[m] = mma;
+}
+
+MmaEncodingAttr DotLayoutPlan::layoutFor(DotOp dot) const {
+  auto shared = rowLayouts.find(dot.getType().getDimSize(0));
+  if (shared != rowLayouts.end() && isMmaCompatibleDot(dot, shared->second))
+    return shared->second;
+  return getMmaLayoutForDot(dot, numWarps, warpgroups);
+}
+
 MmaEncodingAttr mlir::tile::getMmaLayoutForDot(DotOp op, unsigned numWarps,
                                                bool warpgroups) {
   RankedTensorType accType = op.getType();

@@ -6,6 +6,7 @@
 #include "tilemla/Frontend/AST.h"
 #include "tilemla/Frontend/MLIRGen.h"
 #include "tilemla/Frontend/Parser.h"
+#include "tilemla/Transforms/Passes.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -46,6 +47,8 @@ const char *kindName(KernelParam::Kind kind) {
     return "bf16";
   case KernelParam::Bool:
     return "i1";
+  case KernelParam::TensorDesc:
+    return "tensor descriptor";
   }
   return "?";
 }
@@ -53,10 +56,35 @@ const char *kindName(KernelParam::Kind kind) {
 std::string toString(const KernelParam &param) {
   if (param.kind == KernelParam::Pointer)
     return "*" + param.elementType;
+  if (param.kind == KernelParam::TensorDesc) {
+    std::string s = "desc<" + param.elementType + ">";
+    if (param.tmaSwizzle)
+      s += ":tma=" + std::to_string(param.tmaBoxRows) + "x" +
+           std::to_string(param.tmaBoxCols) +
+           ":swizzle=" + std::to_string(param.tmaSwizzle);
+    return s;
+  }
   return kindName(param.kind);
 }
 
 namespace {
+/// The box and swizzle the host encodes into the tensor map of each
+/// descriptor TMA copies read (tile-lower-descriptor-loads gives all copies
+/// of one descriptor the same box).
+void describeTmaBoxes(func::FuncOp func, std::vector<KernelParam> &params) {
+  func.walk([&](tile::TmaCopyOp copy) {
+    auto arg = dyn_cast<BlockArgument>(copy.getDesc());
+    if (!arg || arg.getArgNumber() >= params.size())
+      return;
+    tile::SharedBufferType buffer = copy.getBuffer().getType();
+    KernelParam &param = params[arg.getArgNumber()];
+    param.tmaSwizzle = buffer.getSwizzle();
+    param.tmaBoxRows = buffer.getRows();
+    param.tmaBoxCols = buffer.getSwizzle() * 8 /
+                       buffer.getElementType().getIntOrFloatBitWidth();
+  });
+}
+
 std::optional<KernelParam> describeParam(Type type) {
   auto nameOf = [](Type t) -> std::string {
     if (t.isF16())
@@ -77,6 +105,8 @@ std::optional<KernelParam> describeParam(Type type) {
   };
   if (auto ptr = dyn_cast<tile::PointerType>(type))
     return KernelParam{KernelParam::Pointer, nameOf(ptr.getPointeeType())};
+  if (auto desc = dyn_cast<tile::TensorDescType>(type))
+    return KernelParam{KernelParam::TensorDesc, nameOf(desc.getElementType())};
   if (type.isInteger(32))
     return KernelParam{KernelParam::Int32, ""};
   if (type.isInteger(64))
@@ -204,6 +234,7 @@ bool runPipeline(const SourceFile &file, const CompileOptions &options,
         for (Type type : func.getArgumentTypes())
           if (auto param = describeParam(type))
             kernel->params.push_back(*param);
+        describeTmaBoxes(func, kernel->params);
       });
     }
     PassManager pm(&context);
@@ -286,6 +317,8 @@ OwningOpRef<ModuleOp> compileToTileIR(const SourceFile &file,
   SourceDiagnostics handler(file, context, errStream);
   PassManager pm(&context);
   buildTilePipeline(pm);
+  // The interpreter reads descriptors through their fields.
+  pm.addPass(tile::createTileLowerDescriptorLoads());
   if (failed(pm.run(*module)))
     return nullptr;
   applyArgFacts(*module, options);

@@ -32,9 +32,14 @@ void buildTilePipeline(OpPassManager &pm) {
 
 void buildTileGPUPipeline(OpPassManager &pm, unsigned numWarps,
                           StringRef arch) {
+  bool hopper = arch == "sm_90a"; // wgmma and TMA
+  tile::TileLowerDescriptorLoadsOptions descriptors;
+  descriptors.numWarps = numWarps;
+  descriptors.tma = hopper;
+  pm.addPass(tile::createTileLowerDescriptorLoads(descriptors));
   tile::TileAssignLayoutsOptions options;
   options.numWarps = numWarps;
-  options.warpgroups = arch == "sm_90a";
+  options.warpgroups = hopper;
   pm.addPass(tile::createTileAssignLayouts(options));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

@@ -103,6 +103,9 @@ public:
       case ParamAST::Pointer:
         os << ": *" << p.typeName;
         break;
+      case ParamAST::TensorDesc:
+        os << ": desc<" << p.typeName << ">";
+        break;
       case ParamAST::Constexpr:
         os << ": constexpr";
         break;

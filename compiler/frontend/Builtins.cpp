@@ -29,6 +29,7 @@ static const Signature *lookupBuiltin(llvm::StringRef name) {
       {"zeros", {"shape", "dtype"}, 1},
       {"full", {"shape", "value", "dtype"}, 2},
       {"load", {"ptrs", "mask", "other"}, 1},
+      {"desc_load", {"desc", "offsets", "shape", "row_end"}, 3},
       {"store", {"ptrs", "value", "mask"}, 2},
       {"dot", {"a", "b", "acc", "trans_b"}, 2},
       {"sum", {"x", "axis"}, 1},
@@ -336,6 +337,8 @@ FailureOr<TValue> MLIRGenImpl::genBuiltin(llvm::StringRef name,
     return v;
   };
 
+  if (name == "desc_load")
+    return genDescLoad(args, l);
   if (name == "grid_dependency_wait") {
     tile::GridDependencyWaitOp::create(builder, lc);
     return TValue::none();

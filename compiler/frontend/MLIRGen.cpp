@@ -223,7 +223,8 @@ LogicalResult MLIRGenImpl::genKernel(const FunctionAST &fn,
     Type t;
     switch (p.kind) {
     case ParamAST::Scalar:
-    case ParamAST::Pointer: {
+    case ParamAST::Pointer:
+    case ParamAST::TensorDesc: {
       t = parseTypeName(p.typeName);
       auto it = env.find(p.typeName);
       if (!t && it != env.end() && it->second.kind == TValue::DType)
@@ -234,6 +235,8 @@ LogicalResult MLIRGenImpl::genKernel(const FunctionAST &fn,
       }
       if (p.kind == ParamAST::Pointer)
         t = tile::PointerType::get(t);
+      if (p.kind == ParamAST::TensorDesc)
+        t = tile::TensorDescType::get(&ctx, t);
       break;
     }
     case ParamAST::Constexpr: {

@@ -366,6 +366,7 @@ static bool isBuiltinName(llvm::StringRef n) {
                                 "zeros",
                                 "full",
                                 "load",
+                                "desc_load",
                                 "store",
                                 "dot",
                                 "sum",

@@ -172,6 +172,9 @@ public:
 
   // --- Builtins.cpp -------------------------------------------------------
   mlir::FailureOr<TValue> genCall(const CallExprAST &e);
+  /// `desc_load(desc, (row, col), (ROWS, COLS), row_end=None)`.
+  mlir::FailureOr<TValue> genDescLoad(llvm::ArrayRef<const ExprAST *> args,
+                                      SourceLoc l);
   mlir::FailureOr<TValue> genBuiltin(llvm::StringRef name,
                                      const CallExprAST &e);
   mlir::FailureOr<TValue> genConversion(const CallExprAST &e,

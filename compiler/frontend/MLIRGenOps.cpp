@@ -479,3 +479,65 @@ FailureOr<SmallVector<int64_t>> MLIRGenImpl::genShape(const ExprAST &e,
   }
   return shape;
 }
+
+FailureOr<TValue> MLIRGenImpl::genDescLoad(ArrayRef<const ExprAST *> args,
+                                           SourceLoc l) {
+  FailureOr<TValue> desc = genExpr(*args[0]);
+  if (failed(desc))
+    return failure();
+  auto descType = desc->isRuntime()
+                      ? dyn_cast<tile::TensorDescType>(desc->value.getType())
+                      : tile::TensorDescType();
+  if (!descType) {
+    diags.error(args[0]->loc(),
+                "desc_load() expects a desc<T> parameter, got " +
+                    describe(*desc));
+    return failure();
+  }
+  // Coordinates: any integer scalars, as i32 (boxes of tensors with more
+  // than 2^31 rows are out of reach, as for TMA).
+  auto scalarI32 = [&](const TValue &v, const ExprAST &e,
+                       StringRef what) -> FailureOr<Value> {
+    bool isInt = v.kind == TValue::Int ||
+                 (v.isRuntime() && v.value.getType().isSignlessInteger() &&
+                  !v.value.getType().isInteger(1));
+    if (!isInt) {
+      diags.error(e.loc(), "desc_load() " + what +
+                               " must be an integer scalar, got " +
+                               describe(v));
+      return failure();
+    }
+    return toValue(v, builder.getI32Type(), {}, e.loc());
+  };
+  FailureOr<TValue> offsets = genExpr(*args[1]);
+  if (failed(offsets))
+    return failure();
+  if (offsets->kind != TValue::Tuple || offsets->elems.size() != 2) {
+    diags.error(args[1]->loc(),
+                "desc_load() offsets must be a (row, col) tuple, got " +
+                    describe(*offsets));
+    return failure();
+  }
+  FailureOr<Value> row = scalarI32(offsets->elems[0], *args[1], "row");
+  FailureOr<Value> col = scalarI32(offsets->elems[1], *args[1], "column");
+  FailureOr<SmallVector<int64_t>> shape = genShape(*args[2], "shape");
+  if (failed(row) || failed(col) || failed(shape))
+    return failure();
+  if (shape->size() != 2) {
+    diags.error(args[2]->loc(), "desc_load() reads a 2-D (rows, cols) box");
+    return failure();
+  }
+  Value rowEnd;
+  if (args[3]) {
+    FailureOr<TValue> end = genExpr(*args[3]);
+    if (failed(end))
+      return failure();
+    FailureOr<Value> v = scalarI32(*end, *args[3], "row_end");
+    if (failed(v))
+      return failure();
+    rowEnd = *v;
+  }
+  Type type = tensorOf(*shape, descType.getElementType());
+  return TValue::runtime(tile::DescLoadOp::create(
+      builder, loc(l), type, desc->value, *row, *col, rowEnd));
+}

@@ -210,6 +210,19 @@ bool Parser::parseParam(ParamAST &param, bool isKernel) {
     }
     param.kind = ParamAST::Pointer;
     param.typeName = consume().text.str();
+  } else if (is(Tok::Identifier) && cur().text == "desc" &&
+             peekTok().is(Tok::Lt)) {
+    consume();
+    consume();
+    if (!is(Tok::Identifier)) {
+      diags.error(cur().loc, "expected an element type after 'desc<', found " +
+                                 tokName(cur().kind));
+      return false;
+    }
+    param.kind = ParamAST::TensorDesc;
+    param.typeName = consume().text.str();
+    if (!expect(Tok::Gt, "after the descriptor's element type"))
+      return false;
   } else if (consumeIf(Tok::KwConstexpr)) {
     param.kind = ParamAST::Constexpr;
   } else if (consumeIf(Tok::KwDtype)) {

@@ -52,6 +52,16 @@ Arg Arg::bf16Bits(uint16_t bits) {
   a.bits = bits;
   return a;
 }
+Arg Arg::tensorDesc(void *data, size_t bytes, int64_t rows, int64_t cols,
+                    int64_t rowStride) {
+  Arg a = pointer(data, bytes);
+  a.kind = KernelParam::TensorDesc;
+  a.rows = rows;
+  a.cols = cols;
+  a.rowStride = rowStride;
+  return a;
+}
+
 Arg Arg::i1(bool value) {
   Arg a;
   a.kind = KernelParam::Bool;
@@ -111,6 +121,14 @@ Kernel::Kernel(const SourceFile &file, const CompileOptions &options)
   impl->name = impl->func.getName().str();
   for (Type type : impl->func.getArgumentTypes()) {
     ElemKind kind, pointee = ElemKind::I32;
+    if (auto desc = dyn_cast<tile::TensorDescType>(type)) {
+      ElemKind unused;
+      if (getElemKind(desc.getElementType(), pointee, unused)) {
+        impl->kinds.push_back({ElemKind::Ptr, pointee});
+        impl->params.push_back({KernelParam::TensorDesc, kindName(pointee)});
+        continue;
+      }
+    }
     if (!getElemKind(type, kind, pointee) || isa<RankedTensorType>(type) ||
         kind == ElemKind::F8E4M3) {
       std::string text;
@@ -166,6 +184,15 @@ void Kernel::launch(std::array<unsigned, 3> grid,
     case KernelParam::Pointer:
       buffers[i] = arg.buffer;
       value.ints[0] = Memory::baseAddress(i);
+      break;
+    case KernelParam::TensorDesc:
+      if (arg.rows < 1 || arg.cols < 1 || arg.rowStride < arg.cols)
+        throw ArgumentError(fmt::format(
+            "kernel '{}': argument {} describes a {} x {} tensor with row "
+            "stride {} (need rows, cols >= 1 and stride >= cols)",
+            impl->name, i, arg.rows, arg.cols, arg.rowStride));
+      buffers[i] = arg.buffer;
+      value.ints = {Memory::baseAddress(i), arg.rows, arg.cols, arg.rowStride};
       break;
     case KernelParam::Int32:
     case KernelParam::Int64:

@@ -227,6 +227,20 @@ bool runTileOp(ProgramInterpreter &interp, Operation &op) {
   // Interpreted launches run one after another: nothing to wait for.
   if (isa<GridDependencyWaitOp, LaunchDependentsOp>(op))
     return true;
+  // A descriptor's value holds {base, rows, cols, row stride} (launch()).
+  if (auto fields = dyn_cast<DescFieldsOp>(op)) {
+    const RtValue &desc = interp.get(fields.getDesc());
+    RtValue base = RtValue::scalarInt(ElemKind::Ptr, desc.ints[0]);
+    base.pointee = desc.pointee;
+    interp.set(fields.getBase(), std::move(base));
+    interp.set(fields.getRows(),
+               RtValue::scalarInt(ElemKind::I64, desc.ints[1]));
+    interp.set(fields.getCols(),
+               RtValue::scalarInt(ElemKind::I64, desc.ints[2]));
+    interp.set(fields.getRowStride(),
+               RtValue::scalarInt(ElemKind::I64, desc.ints[3]));
+    return true;
+  }
   RtValue r;
   if (auto pid = dyn_cast<ProgramIdOp>(op)) {
     r = RtValue::scalarInt(ElemKind::I32, interp.pid[pid.getAxis()]);

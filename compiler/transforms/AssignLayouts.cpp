@@ -36,7 +36,7 @@ struct AssignLayoutsPass
       if (func.isExternal())
         return;
       collectAccessWidths(func);
-      collectRowLayouts(func);
+      dotPlan.emplace(func, numWarps, warpgroups);
       assignBlock(func.getBody().front());
     });
   }
@@ -70,41 +70,17 @@ private:
                                            std::max(1u, vectorBytes / bytes));
   }
 
-  /// Tensor-core dots with the same number of rows share one warp layout,
-  /// the one of the widest (attention's scores [M, BLOCK_N] then take the
-  /// layout of its output [M, R]), so their row statistics combine without
-  /// conversions.
-  void collectRowLayouts(func::FuncOp func) {
-    rowLayouts.clear();
-    if (!tensorCores)
-      return;
-    std::map<int64_t, DotOp> widest;
-    func.walk([&](DotOp dot) {
-      int64_t m = dot.getType().getDimSize(0);
-      DotOp &best = widest[m];
-      if (!best || dot.getType().getDimSize(1) > best.getType().getDimSize(1))
-        best = dot;
-    });
-    for (auto [m, dot] : widest)
-      if (MmaEncodingAttr mma = getMmaLayoutForDot(dot, numWarps, warpgroups))
-        rowLayouts[m] = mma;
-  }
-
   /// The accumulator layout `dot` gets: tensor cores where the dot fits.
   DistributedLayoutAttr dotLayout(DotOp dot) {
-    if (!tensorCores)
-      return defaultLayout(dot.getType().getShape());
-    auto shared = rowLayouts.find(dot.getType().getDimSize(0));
-    if (shared != rowLayouts.end() && isMmaCompatibleDot(dot, shared->second))
-      return shared->second;
-    if (MmaEncodingAttr mma = getMmaLayoutForDot(dot, numWarps, warpgroups))
-      return mma;
+    if (tensorCores)
+      if (MmaEncodingAttr mma = dotPlan->layoutFor(dot))
+        return mma;
     return defaultLayout(dot.getType().getShape());
   }
 
   Attribute chooseElementwiseLayout(Operation *op);
   std::map<std::vector<int64_t>, unsigned> accessBytes;
-  std::map<int64_t, MmaEncodingAttr> rowLayouts;
+  std::optional<DotLayoutPlan> dotPlan;
 
   static RankedTensorType withLayout(Type type, Attribute layout) {
     auto tensor = cast<RankedTensorType>(type);
@@ -260,7 +236,7 @@ void AssignLayoutsPass::assignOp(Operation *op) {
   auto resultShape = [&]() {
     return cast<RankedTensorType>(op->getResult(0).getType()).getShape();
   };
-  if (isa<MakeRangeOp, SplatOp>(op))
+  if (isa<MakeRangeOp, SplatOp, DescLoadOp>(op))
     return setResultLayout(op, defaultLayout(resultShape()));
 
   // A tensor-core result is stored from where it is: its pointers (ranges

@@ -142,15 +142,40 @@ struct PipelineLoopsPass
       loop->removeAttr(kNumStagesAttr);
       if (stages >= 2)
         pipeline(loop, stages);
+      // Descriptor loads kept for TMA in a loop that could not be pipelined.
+      for (auto load :
+           llvm::make_early_inc_range(loop.getBody()->getOps<DescLoadOp>()))
+        copyInPlace(loop, load);
     }
+    getOperation().walk([&](DescLoadOp load) {
+      load.emitOpError("must be lowered by tile-lower-descriptor-loads first");
+      signalPassFailure();
+    });
   }
 
 private:
-  /// One pipelined load: its buffer and address computation.
+  /// One pipelined load (a LoadOp copied with cp.async, or a DescLoadOp
+  /// copied with TMA): its buffer and address computation.
   struct Stream {
-    LoadOp load;
+    Operation *load;
     SmallVector<Operation *> slice;
     Value buffer;
+    Value barriers; // TMA only
+
+    bool isTma() const { return isa<DescLoadOp>(load); }
+    RankedTensorType getType() const {
+      return cast<RankedTensorType>(load->getResult(0).getType());
+    }
+    /// What the address computation starts from.
+    SmallVector<Value> roots() const {
+      if (auto desc = dyn_cast<DescLoadOp>(load))
+        return {desc.getRow(), desc.getCol()};
+      auto ptrLoad = cast<LoadOp>(load);
+      SmallVector<Value> values = {ptrLoad.getPtr()};
+      if (ptrLoad.getMask())
+        values.push_back(ptrLoad.getMask());
+      return values;
+    }
   };
 
   void pipeline(scf::ForOp loop, int64_t stages) {
@@ -162,17 +187,18 @@ private:
 
     SmallVector<Stream> streams;
     llvm::SetVector<unsigned> carriedArgs;
-    for (auto load : body.getOps<LoadOp>()) {
-      if (!isPipelinable(load))
+    for (Operation &op : body) {
+      auto load = dyn_cast<LoadOp>(op);
+      if (!isa<DescLoadOp>(op) && !(load && isPipelinable(load)))
         continue;
-      SmallVector<Value> roots = {load.getPtr()};
-      if (load.getMask())
-        roots.push_back(load.getMask());
+      Stream stream{&op, {}, {}, {}};
+      SmallVector<Value> roots = stream.roots();
       FailureOr<SmallVector<Operation *>> slice = backwardSlice(body, roots);
-      if (failed(slice) || llvm::is_contained(*slice, load.getOperation()))
+      if (failed(slice) || llvm::is_contained(*slice, &op))
         continue;
       collectIterArgs(loop, *slice, roots, carriedArgs);
-      streams.push_back({load, std::move(*slice), {}});
+      stream.slice = std::move(*slice);
+      streams.push_back(std::move(stream));
     }
     if (streams.empty())
       return;
@@ -192,9 +218,8 @@ private:
       FailureOr<SmallVector<Operation *>> producers =
           backwardSlice(body, yielded);
       if (failed(producers) || llvm::any_of(*producers, [&](Operation *op) {
-            return llvm::any_of(streams, [&](Stream &s) {
-              return s.load.getOperation() == op;
-            });
+            return llvm::any_of(streams,
+                                [&](Stream &s) { return s.load == op; });
           }))
         return;
       for (Operation *op : llvm::reverse(*producers))
@@ -208,13 +233,23 @@ private:
     Location loc = loop.getLoc();
     OpBuilder b(loop);
     bool asyncProxy = false;
+    int64_t copyGroups = 0; // cp.async groups per tile
     for (Stream &stream : streams) {
-      auto type = cast<RankedTensorType>(stream.load.getType());
-      SharedBufferType bufferType = bufferFor(
-          type, stages, llvm::all_of(stream.load->getUsers(), isWarpgroupDot));
-      asyncProxy |= bufferType.getSwizzle() != 0;
+      // A TMA stream's readers become wgmma dots (tile-lower-descriptor-
+      // loads checked): its buffer is swizzled.
+      SharedBufferType bufferType =
+          bufferFor(stream.getType(), stages,
+                    stream.isTma() ||
+                        llvm::all_of(stream.load->getUsers(), isWarpgroupDot));
       stream.buffer =
           LocalAllocOp::create(b, loc, bufferType, Value(), IntegerAttr());
+      if (stream.isTma()) {
+        stream.barriers = MBarrierAllocOp::create(
+            b, loc, MBarrierType::get(b.getContext(), stages), IntegerAttr());
+        continue;
+      }
+      asyncProxy |= bufferType.getSwizzle() != 0;
+      ++copyGroups;
     }
     // Prologue: tiles 0 .. lookahead - 1.
     for (int64_t i = 0; i < lookahead; ++i) {
@@ -247,19 +282,72 @@ private:
     map.map(iv, nextIv);
     issueCopies(b, loc, streams, slice, map, nextIv, loop.getUpperBound(),
                 ahead);
-    AsyncWaitOp::create(b, loc, lookahead * streams.size(), asyncProxy);
+    if (copyGroups)
+      AsyncWaitOp::create(b, loc, lookahead * copyGroups, asyncProxy);
+    Value parity = arith::AndIOp::create(
+        b, loc, arith::DivSIOp::create(b, loc, index, numStages),
+        i32Constant(b, loc, 1));
     for (Stream &stream : streams) {
-      auto type = cast<RankedTensorType>(stream.load.getType());
-      auto viewType =
-          viewTypeFor(type, cast<SharedBufferType>(stream.buffer.getType()));
+      if (auto desc = dyn_cast<DescLoadOp>(stream.load)) {
+        // Waited for where the load was: the copies land meanwhile.
+        OpBuilder at(desc);
+        replaceByLandedTile(at, desc, stream.buffer, stream.barriers, current,
+                            parity);
+        continue;
+      }
+      auto viewType = viewTypeFor(
+          stream.getType(), cast<SharedBufferType>(stream.buffer.getType()));
       Value view =
           LocalViewOp::create(b, loc, viewType, stream.buffer, current, 0);
-      stream.load.getResult().replaceAllUsesWith(view);
-      stream.load.erase();
+      stream.load->getResult(0).replaceAllUsesWith(view);
+      stream.load->erase();
     }
     b.setInsertionPointAfter(loop);
-    AsyncWaitOp::create(b, loc, 0, false);
+    if (copyGroups)
+      AsyncWaitOp::create(b, loc, 0, false);
     makeOperandsResident(loop);
+  }
+
+  /// Waits for the copy into `stage`, zeroes its rows at or past the load's
+  /// row_end, and gives the load's readers a view of it.
+  static void replaceByLandedTile(OpBuilder &b, DescLoadOp load, Value buffer,
+                                  Value barriers, Value stage, Value parity) {
+    Location loc = load.getLoc();
+    MBarrierWaitOp::create(b, loc, barriers, stage, parity);
+    if (load.getRowEnd())
+      ZeroRowsOp::create(
+          b, loc, buffer, stage,
+          arith::SubIOp::create(b, loc, load.getRowEnd(), load.getRow()));
+    auto bufferType = cast<SharedBufferType>(buffer.getType());
+    Value view = LocalViewOp::create(
+        b, loc, viewTypeFor(load.getType(), bufferType), buffer, stage, 0);
+    load.getResult().replaceAllUsesWith(view);
+    load.erase();
+  }
+
+  /// A TMA load in a loop that is not pipelined: one stage, copied where the
+  /// load is and waited for at once.
+  static void copyInPlace(scf::ForOp loop, DescLoadOp load) {
+    OpBuilder b(loop);
+    Location loc = load.getLoc();
+    Value buffer = LocalAllocOp::create(
+        b, loc, bufferFor(load.getType(), 1, true), Value(), IntegerAttr());
+    Value barriers = MBarrierAllocOp::create(
+        b, loc, MBarrierType::get(b.getContext(), 1), IntegerAttr());
+    b.setInsertionPoint(load);
+    Value index = arith::DivSIOp::create(
+        b, loc,
+        arith::SubIOp::create(b, loc, loop.getInductionVar(),
+                              loop.getLowerBound()),
+        loop.getStep());
+    Value parity = arith::AndIOp::create(b, loc, asI32(b, loc, index),
+                                         i32Constant(b, loc, 1));
+    Value stage = i32Constant(b, loc, 0);
+    BarrierOp::create(b, loc); // the previous iteration read the buffer
+    TmaCopyOp::create(b, loc, load.getDesc(), load.getRow(), load.getCol(),
+                      buffer, stage, barriers,
+                      arith::ConstantIntOp::create(b, loc, 1, 1));
+    replaceByLandedTile(b, load, buffer, barriers, stage, parity);
   }
 
   /// The address computations of all streams, in block order.
@@ -299,7 +387,14 @@ private:
     Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, iv,
                                           upperBound);
     for (const Stream &stream : streams) {
-      LoadOp load = stream.load;
+      if (auto desc = dyn_cast<DescLoadOp>(stream.load)) {
+        TmaCopyOp::create(b, loc, desc.getDesc(),
+                          map.lookupOrDefault(desc.getRow()),
+                          map.lookupOrDefault(desc.getCol()), stream.buffer,
+                          stage, stream.barriers, inRange);
+        continue;
+      }
+      auto load = cast<LoadOp>(stream.load);
       auto ptrType = cast<RankedTensorType>(load.getPtr().getType());
       auto maskType =
           load.getMask()

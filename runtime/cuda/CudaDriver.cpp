@@ -50,8 +50,9 @@ LoadedDriver loadDriver() {
   bind(library, "cuModuleGetFunction", api.cuModuleGetFunction, error);
   bind(library, "cuFuncSetAttribute", api.cuFuncSetAttribute, error);
   bind(library, "cuLaunchKernel", api.cuLaunchKernel, error);
-  std::string optional; // stays null on drivers without it
+  std::string optional; // these stay null on drivers without them
   bind(library, "cuLaunchKernelEx", api.cuLaunchKernelEx, optional);
+  bind(library, "cuTensorMapEncodeTiled", api.cuTensorMapEncodeTiled, optional);
   bind(library, "cuMemAlloc_v2", api.cuMemAlloc, error);
   bind(library, "cuMemFree_v2", api.cuMemFree, error);
   bind(library, "cuMemcpyHtoD_v2", api.cuMemcpyHtoD, error);

@@ -49,6 +49,35 @@ struct CUlaunchConfig {
   unsigned numAttrs;
 };
 
+/// The TMA unit's description of a tensor (CUtensorMap): opaque, encoded on
+/// the host, passed to kernels by value.
+struct CUtensorMap {
+  alignas(64) unsigned long long opaque[16];
+};
+// cuTensorMapEncodeTiled's enums (CUtensorMapDataType, ...Interleave,
+// ...Swizzle, ...L2promotion, ...FloatOOBfill), by their CUDA values.
+constexpr int CU_TENSOR_MAP_DATA_TYPE_UINT8 = 0;
+constexpr int CU_TENSOR_MAP_DATA_TYPE_UINT16 = 1;
+constexpr int CU_TENSOR_MAP_DATA_TYPE_UINT32 = 2;
+constexpr int CU_TENSOR_MAP_DATA_TYPE_INT32 = 3;
+constexpr int CU_TENSOR_MAP_DATA_TYPE_UINT64 = 4;
+constexpr int CU_TENSOR_MAP_DATA_TYPE_INT64 = 5;
+constexpr int CU_TENSOR_MAP_DATA_TYPE_FLOAT16 = 6;
+constexpr int CU_TENSOR_MAP_DATA_TYPE_FLOAT32 = 7;
+constexpr int CU_TENSOR_MAP_DATA_TYPE_FLOAT64 = 8;
+constexpr int CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 = 9;
+constexpr int CU_TENSOR_MAP_INTERLEAVE_NONE = 0;
+constexpr int CU_TENSOR_MAP_SWIZZLE_NONE = 0;
+constexpr int CU_TENSOR_MAP_SWIZZLE_32B = 1;
+constexpr int CU_TENSOR_MAP_SWIZZLE_64B = 2;
+constexpr int CU_TENSOR_MAP_SWIZZLE_128B = 3;
+constexpr int CU_TENSOR_MAP_L2_PROMOTION_NONE = 0;
+constexpr int CU_TENSOR_MAP_L2_PROMOTION_L2_64B = 1;
+constexpr int CU_TENSOR_MAP_L2_PROMOTION_L2_128B = 2;
+constexpr int CU_TENSOR_MAP_L2_PROMOTION_L2_256B = 3;
+/// Out-of-bounds elements read as zero.
+constexpr int CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE = 0;
+
 /// Entry points of the driver API that tilemla uses.
 struct DriverApi {
   CUresult (*cuInit)(unsigned);
@@ -72,6 +101,15 @@ struct DriverApi {
   /// Null on drivers before CUDA 12.0 (then launches are never dependent).
   CUresult (*cuLaunchKernelEx)(const CUlaunchConfig *, CUfunction, void **,
                                void **);
+  /// Null on drivers before CUDA 12.0 (then TMA kernels cannot launch).
+  CUresult (*cuTensorMapEncodeTiled)(CUtensorMap *tensorMap, int dataType,
+                                     unsigned rank, void *globalAddress,
+                                     const unsigned long long *globalDim,
+                                     const unsigned long long *globalStrides,
+                                     const unsigned *boxDim,
+                                     const unsigned *elementStrides,
+                                     int interleave, int swizzle,
+                                     int l2Promotion, int oobFill);
   CUresult (*cuMemAlloc)(CUdeviceptr *, size_t);
   CUresult (*cuMemFree)(CUdeviceptr);
   CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void *, size_t);

@@ -174,37 +174,137 @@ TEST_P(MatmulTest, MatchesReference) {
   checkMatmul(kernel, type, 64, 64, "default tiles");
 }
 
+/// A matmul tiling: BLOCK_M x BLOCK_N tiles, BLOCK_K steps, pipeline
+/// stages and warps.
+struct Tiling {
+  int m, n, k, stages;
+  unsigned warps;
+
+  std::string describe() const {
+    return std::to_string(m) + "x" + std::to_string(n) + "x" +
+           std::to_string(k) + " stages=" + std::to_string(stages) +
+           " warps=" + std::to_string(warps);
+  }
+  /// Embedded kernel `name` (T = `type`) with this tiling.
+  Kernel compile(const std::string &name, DType type,
+                 Kernel::Constexprs constexprs = {}) const {
+    constexprs.insert({{"T", dtypeName(type)},
+                       {"BLOCK_M", std::to_string(m)},
+                       {"BLOCK_N", std::to_string(n)},
+                       {"BLOCK_K", std::to_string(k)},
+                       {"STAGES", std::to_string(stages)}});
+    return Kernel::fromEmbedded(name, constexprs, {warps, ""});
+  }
+};
+
 TEST_P(MatmulTest, TileShapesAndWarps) {
   // On sm_90a the 16-bit variants with 64-row tiles run on wgmma: k panels
   // of 32/64/128-byte swizzles, one or two warpgroups along N, operands
   // staged from registers (1 stage) or streamed by cp.async.
   DType type = GetParam();
-  struct Config {
-    int m, n, k, stages;
-    unsigned warps;
-  };
-  for (Config t : {Config{64, 128, 16, 2, 8}, Config{64, 64, 64, 1, 4},
-                   Config{64, 128, 64, 3, 8}, Config{128, 64, 32, 2, 8},
-                   Config{32, 32, 32, 2, 4}}) {
-    std::string what = std::to_string(t.m) + "x" + std::to_string(t.n) + "x" +
-                       std::to_string(t.k) +
-                       " stages=" + std::to_string(t.stages) +
-                       " warps=" + std::to_string(t.warps);
-    Kernel kernel = Kernel::fromEmbedded("examples/matmul",
-                                         {{"T", dtypeName(type)},
-                                          {"OUT", "f32"},
-                                          {"BLOCK_M", std::to_string(t.m)},
-                                          {"BLOCK_N", std::to_string(t.n)},
-                                          {"BLOCK_K", std::to_string(t.k)},
-                                          {"STAGES", std::to_string(t.stages)}},
-                                         {t.warps, ""});
-    checkMatmul(kernel, type, t.m, t.n, what);
+  for (Tiling t : {Tiling{64, 128, 16, 2, 8}, Tiling{64, 64, 64, 1, 4},
+                   Tiling{64, 128, 64, 3, 8}, Tiling{128, 64, 32, 2, 8},
+                   Tiling{32, 32, 32, 2, 4}}) {
+    Kernel kernel = t.compile("examples/matmul", type, {{"OUT", "f32"}});
+    checkMatmul(kernel, type, t.m, t.n, t.describe());
   }
 }
 
 INSTANTIATE_TEST_SUITE_P(DTypes, MatmulTest,
                          ::testing::Values(DType::F32, DType::F16,
                                            DType::BF16));
+
+class MatmulDescTest : public GpuTest,
+                       public ::testing::WithParamInterface<DType> {};
+
+/// matmul_desc reads A [M, K] and B [K, N] through tensor descriptors whose
+/// rows are padded (the padding and B's rows at or past k_end hold NaN: a
+/// kernel that reads either fails). On sm_90a the wgmma configurations
+/// stream both with TMA (box panels of 128/64-byte swizzles, zeroed tail
+/// rows); the 32-row tiles (mma.sync) and the unpipelined loop read them
+/// through pointers. The reference sums k < min(K, k_end) in fp64; inputs
+/// are exact, so only the f32 accumulation rounds (checked at 1e-5).
+TEST_P(MatmulDescTest, MatchesReference) {
+  DType type = GetParam();
+  struct Shape {
+    int m, n, k, kEnd;
+  };
+  for (Tiling t : {Tiling{128, 128, 64, 3, 8}, Tiling{64, 64, 64, 2, 4},
+                   Tiling{64, 128, 32, 2, 8}, Tiling{32, 32, 32, 2, 4},
+                   Tiling{64, 64, 64, 1, 4}}) {
+    std::string what = t.describe();
+    Kernel kernel = t.compile("examples/matmul_desc", type);
+    for (Shape s : {Shape{64, 64, 64, 64}, Shape{300, 200, 264, 200},
+                    Shape{130, 72, 96, 1000}, Shape{1, 8, 8, 8}}) {
+      const int padA = s.k + 8, padB = s.n + 16; // row strides, elements
+      HostTensor a(type, s.m * padA), b(type, s.k * padB);
+      HostTensor c(DType::F32, s.m * s.n);
+      fillUniform(a, rng, -1, 1);
+      fillUniform(b, rng, -1, 1);
+      for (int i = 0; i < s.m; ++i)
+        for (int j = s.k; j < padA; ++j)
+          a.set(i * padA + j, NAN);
+      for (int i = 0; i < s.k; ++i)
+        for (int j = 0; j < padB; ++j)
+          if (j >= s.n || i >= s.kEnd)
+            b.set(i * padB + j, NAN);
+      DeviceBuffer da = upload(a), db = upload(b);
+      DeviceBuffer dc = poisoned(c.bytes.size());
+      unsigned grid = ((s.m + t.m - 1) / t.m) * ((s.n + t.n - 1) / t.n);
+      kernel.launch({grid, 1, 1}, {KernelArg::tensor(da.data(), s.m, s.k, padA),
+                                   KernelArg::tensor(db.data(), s.k, s.n, padB),
+                                   KernelArg::pointer(dc.data()),
+                                   KernelArg::i32(s.m), KernelArg::i32(s.n),
+                                   KernelArg::i32(s.k), KernelArg::i32(s.kEnd),
+                                   KernelArg::i32(s.n), KernelArg::i32(1)});
+      download(dc, c);
+      double worst = 0;
+      int depth = std::min(s.k, s.kEnd);
+      for (int i = 0; i < s.m; ++i)
+        for (int j = 0; j < s.n; ++j) {
+          double total = 0, magnitude = 0;
+          for (int kk = 0; kk < depth; ++kk) {
+            double term = a.values[i * padA + kk] * b.values[kk * padB + j];
+            total += term;
+            magnitude += std::fabs(term);
+          }
+          double error = std::fabs(c.values[i * s.n + j] - total) /
+                         std::max(magnitude, 1e-30);
+          worst = std::isnan(error) ? INFINITY : std::max(worst, error);
+        }
+      EXPECT_LE(worst, 1e-5)
+          << s.m << "x" << s.n << "x" << s.k << " k_end=" << s.kEnd << " "
+          << what << " dtype=" << dtypeName(type) << " seed=" << seed;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(DTypes, MatmulDescTest,
+                         ::testing::Values(DType::F16, DType::BF16));
+
+TEST_F(GpuTest, TensorDescriptorsAreChecked) {
+  Kernel kernel = Kernel::fromEmbedded("examples/matmul_desc");
+  DeviceBuffer buffer(1 << 16);
+  auto c = KernelArg::pointer(buffer.data());
+  auto launch = [&](KernelArg a) {
+    kernel.launch({1, 1, 1},
+                  {a, KernelArg::tensor(buffer.data(), 8, 8, 8), c,
+                   KernelArg::i32(8), KernelArg::i32(8), KernelArg::i32(8),
+                   KernelArg::i32(8), KernelArg::i32(8), KernelArg::i32(1)});
+  };
+  // A row stride of 12 bf16 (24 bytes) is not a multiple of 16 bytes.
+  for (KernelArg bad : {KernelArg::tensor(buffer.data(), 8, 8, 12),
+                        KernelArg::tensor(buffer.data(), 8, 16, 8),
+                        KernelArg::tensor(buffer.data(), 0, 8, 8), c}) {
+    try {
+      launch(bad);
+      FAIL() << "a bad tensor descriptor was accepted";
+    } catch (const Error &error) {
+      EXPECT_NE(std::string(error.what()).find("argument 0"), std::string::npos)
+          << error.what();
+    }
+  }
+}
 
 TEST_F(GpuTest, ArgumentsAreCheckedAgainstTheSignature) {
   Kernel kernel =

@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <type_traits>
 
 using namespace tilemla;
 namespace fs = std::filesystem;
@@ -56,6 +57,25 @@ TEST(RuntimeTest, UnknownEmbeddedKernelListsTheKnownOnes) {
   }
   EXPECT_THROW(Kernel::fromFile("/nonexistent/k.tile"), Error);
   EXPECT_THROW(Kernel::fromEmbedded("examples/softmax", {}, {3, ""}), Error);
+}
+
+TEST(RuntimeTest, TensorArgCarriesItsShape) {
+  alignas(16) static char memory[64];
+  KernelArg arg = KernelArg::tensor(memory, 3, 5, 8);
+  EXPECT_EQ(arg.kind(), KernelArg::Kind::TensorDesc);
+  EXPECT_EQ(*static_cast<uint64_t *>(arg.storage()),
+            reinterpret_cast<uint64_t>(memory));
+  EXPECT_EQ(arg.tensorRows(), 3);
+  EXPECT_EQ(arg.tensorCols(), 5);
+  EXPECT_EQ(arg.tensorRowStride(), 8);
+  // Scalars keep their value where cuLaunchKernel reads it.
+  KernelArg scalar = KernelArg::i32(-7);
+  EXPECT_EQ(scalar.kind(), KernelArg::Kind::Int32);
+  EXPECT_EQ(*static_cast<int32_t *>(scalar.storage()), -7);
+  EXPECT_EQ(scalar.tensorRows(), 0);
+  // Argument vectors are built per launch: copies must stay plain.
+  static_assert(std::is_trivially_copyable_v<KernelArg>);
+  static_assert(sizeof(KernelArg) <= 40);
 }
 
 TEST(RuntimeTest, DumpDirGetsEveryStage) {

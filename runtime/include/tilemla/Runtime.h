@@ -35,10 +35,10 @@ public:
   using std::runtime_error::runtime_error;
 };
 
-/// One kernel argument: a device pointer or a scalar.
+/// One kernel argument: a device pointer, a scalar or a 2-D tensor.
 class TILEMLA_API KernelArg {
 public:
-  enum class Kind { Pointer, Int32, Int64, Float32, Bool };
+  enum class Kind { Pointer, Int32, Int64, Float32, Bool, TensorDesc };
   static KernelArg pointer(const void *devicePtr) {
     return KernelArg(Kind::Pointer, reinterpret_cast<uint64_t>(devicePtr));
   }
@@ -50,15 +50,36 @@ public:
   }
   static KernelArg f32(float v);
   static KernelArg boolean(bool v) { return KernelArg(Kind::Bool, v); }
+  /// For a `desc<T>` parameter: a row-major tensor of `rows` x `cols`
+  /// elements of the parameter's type in device memory, row r starting
+  /// `r * rowStride` elements after `base`. The launch passes the shape with
+  /// the address (and encodes the TMA tensor map when the kernel reads the
+  /// tensor with TMA), so the kernel needs no extra size or stride arguments.
+  /// `base` must be 16-byte aligned and each row stride a multiple of 16
+  /// bytes, as TMA requires.
+  static KernelArg tensor(const void *base, int64_t rows, int64_t cols,
+                          int64_t rowStride) {
+    KernelArg arg(Kind::TensorDesc, reinterpret_cast<uint64_t>(base));
+    arg.rows = rows;
+    arg.cols = cols;
+    arg.rowStride = rowStride;
+    return arg;
+  }
 
   Kind kind() const { return argKind; }
-  /// Address of the value as cuLaunchKernel wants it.
+  /// Address of the value as cuLaunchKernel wants it. For a TensorDesc, the
+  /// base address: the launch builds the descriptor from it.
   void *storage() const { return const_cast<uint64_t *>(&bits); }
+  /// TensorDesc only: the shape, in elements.
+  int64_t tensorRows() const { return rows; }
+  int64_t tensorCols() const { return cols; }
+  int64_t tensorRowStride() const { return rowStride; }
 
 private:
   KernelArg(Kind kind, uint64_t bits) : argKind(kind), bits(bits) {}
   Kind argKind;
   uint64_t bits;
+  int64_t rows = 0, cols = 0, rowStride = 0; ///< TensorDesc only
 };
 
 using Dim3 = std::array<unsigned, 3>;
@@ -86,8 +107,9 @@ struct KernelInfo {
   std::string cacheKey;
   unsigned numWarps = 4;
   unsigned sharedBytes = 0;
-  std::vector<std::string> params; ///< "*bf16", "i32", "f32", ...
-  bool hasCubin = false;           ///< false: the driver JIT-compiled the PTX
+  /// "*bf16", "i32", "f32", "desc<bf16>", "desc<bf16>:tma=64x64:swizzle=128"
+  std::vector<std::string> params;
+  bool hasCubin = false; ///< false: the driver JIT-compiled the PTX
 };
 
 class TILEMLA_API Kernel {

@@ -339,3 +339,49 @@ func.func @local_view_swizzled_encoding(%s: i32) {
   %v = tile.local_view %b[%s] {column = 0 : i32} : <2 x 32 x 128 x bf16, swizzle = 128> -> tensor<32x128xbf16, #tile.shared<rowStride = 136>>
   return
 }
+
+// -----
+
+func.func @desc_load_element(%d: !tile.tensordesc<bf16>, %i: i32) {
+  // expected-error @+1 {{'tile.desc_load' op result element type must be 'bf16'}}
+  %t = tile.desc_load %d[%i, %i] : <bf16> -> tensor<16x16xf16>
+  return
+}
+
+// -----
+
+func.func @desc_load_rank(%d: !tile.tensordesc<bf16>, %i: i32) {
+  // expected-error @+1 {{'tile.desc_load' op reads a 2-D box}}
+  %t = tile.desc_load %d[%i, %i] : <bf16> -> tensor<16xbf16>
+  return
+}
+
+// -----
+
+func.func @tma_copy_padded(%d: !tile.tensordesc<bf16>, %i: i32, %p: i1) {
+  %b = tile.local_alloc -> <2 x 64 x 64 x bf16>
+  %m = tile.mbarrier_alloc -> <2>
+  // expected-error @+1 {{'tile.tma_copy' op TMA fills swizzled buffers}}
+  tile.tma_copy %d[%i, %i], %b[%i], %m, %p : <bf16>, <2 x 64 x 64 x bf16>, <2>
+  return
+}
+
+// -----
+
+func.func @tma_copy_barriers(%d: !tile.tensordesc<bf16>, %i: i32, %p: i1) {
+  %b = tile.local_alloc -> <2 x 64 x 64 x bf16, swizzle = 128>
+  %m = tile.mbarrier_alloc -> <3>
+  // expected-error @+1 {{'tile.tma_copy' op needs one barrier per buffer stage}}
+  tile.tma_copy %d[%i, %i], %b[%i], %m, %p : <bf16>, <2 x 64 x 64 x bf16, swizzle = 128>, <3>
+  return
+}
+
+// -----
+
+func.func @tma_copy_element(%d: !tile.tensordesc<f16>, %i: i32, %p: i1) {
+  %b = tile.local_alloc -> <2 x 64 x 64 x bf16, swizzle = 128>
+  %m = tile.mbarrier_alloc -> <2>
+  // expected-error @+1 {{'tile.tma_copy' op a descriptor of 'f16' cannot fill a buffer of 'bf16'}}
+  tile.tma_copy %d[%i, %i], %b[%i], %m, %p : <f16>, <2 x 64 x 64 x bf16, swizzle = 128>, <2>
+  return
+}

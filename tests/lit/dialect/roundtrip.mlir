@@ -63,3 +63,25 @@ func.func @shared_memory(%p: tensor<32x64x!tile.ptr<bf16>>, %m: tensor<32x64xi1>
 func.func @warpgroup_layout(%a: tensor<64x256xf32, #tile.mma<warpsPerCTA = [4, 2], version = 3>>, %b: tensor<64x256xf32, #tile.mma<warpsPerCTA = [4, 2], version = 2>>) {
   return
 }
+
+// CHECK-LABEL: func.func @descriptors_and_tma
+// CHECK-SAME: %[[D:.*]]: !tile.tensordesc<bf16>
+func.func @descriptors_and_tma(%d: !tile.tensordesc<bf16>, %i: i32, %p: i1) {
+  // CHECK: tile.desc_load %[[D]][%{{.*}}, %{{.*}}] : <bf16> -> tensor<64x64xbf16>
+  %t = tile.desc_load %d[%i, %i] : <bf16> -> tensor<64x64xbf16>
+  // CHECK: tile.desc_load %[[D]][%{{.*}}, %{{.*}}] row_end %{{.*}} : <bf16> -> tensor<64x64xbf16>
+  %u = tile.desc_load %d[%i, %i] row_end %i : <bf16> -> tensor<64x64xbf16>
+  // CHECK: tile.desc_fields %[[D]] : <bf16> -> <bf16>
+  %base, %rows, %cols, %stride = tile.desc_fields %d : <bf16> -> <bf16>
+  // CHECK: %[[B:.*]] = tile.local_alloc -> <2 x 64 x 64 x bf16, swizzle = 128>
+  %b = tile.local_alloc -> <2 x 64 x 64 x bf16, swizzle = 128>
+  // CHECK: %[[M:.*]] = tile.mbarrier_alloc -> <2>
+  %m = tile.mbarrier_alloc -> <2>
+  // CHECK: tile.tma_copy %[[D]][%{{.*}}, %{{.*}}], %[[B]][%{{.*}}], %[[M]], %{{.*}} : <bf16>, <2 x 64 x 64 x bf16, swizzle = 128>, <2>
+  tile.tma_copy %d[%i, %i], %b[%i], %m, %p : <bf16>, <2 x 64 x 64 x bf16, swizzle = 128>, <2>
+  // CHECK: tile.mbarrier_wait %[[M]][%{{.*}}], %{{.*}} : <2>
+  tile.mbarrier_wait %m[%i], %i : <2>
+  // CHECK: tile.zero_rows %[[B]][%{{.*}}] from %{{.*}} : <2 x 64 x 64 x bf16, swizzle = 128>
+  tile.zero_rows %b[%i] from %i : <2 x 64 x 64 x bf16, swizzle = 128>
+  return
+}

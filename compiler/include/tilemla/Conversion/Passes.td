@@ -35,7 +35,8 @@ def ConvertTileToLLVM : Pass<"convert-tile-to-llvm", "mlir::ModuleOp"> {
   let options = [
     Option<"arch", "arch", "std::string", "\"sm_90a\"", "target architecture">,
   ];
-  let dependentDialects = ["mlir::LLVM::LLVMDialect", "mlir::NVVM::NVVMDialect"];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect", "mlir::NVVM::NVVMDialect",
+                           "mlir::scf::SCFDialect"];
 }
 
 #endif

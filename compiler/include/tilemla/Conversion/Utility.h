@@ -33,6 +33,18 @@ public:
   Type convertElementType(Type type) const;
 };
 
+/// A conversion pattern that emits target instructions (barriers, fences)
+/// through `target`.
+template <typename SourceOp>
+struct TargetPattern : OpConversionPattern<SourceOp> {
+  TargetPattern(TypeConverter &converter, MLIRContext *context,
+                const TargetInfo &target)
+      : OpConversionPattern<SourceOp>(converter, context), target(target) {}
+
+protected:
+  const TargetInfo &target;
+};
+
 //===--------------------------------------------------------------------===//
 // Registers of a tensor
 //===--------------------------------------------------------------------===//
@@ -205,6 +217,10 @@ void populateWgmmaDotOpToLLVMPatterns(TileLLVMTypeConverter &converter,
 void populateSharedMemoryOpToLLVMPatterns(TileLLVMTypeConverter &converter,
                                           const TargetInfo &target,
                                           RewritePatternSet &patterns);
+/// Tensor-descriptor fields, mbarriers, TMA copies and row zeroing.
+void populateTmaOpToLLVMPatterns(TileLLVMTypeConverter &converter,
+                                 const TargetInfo &target,
+                                 RewritePatternSet &patterns);
 /// Scalar math (exp, log, ...) on NVPTX's approximate special functions.
 void populateMathToNVVMPatterns(LLVMTypeConverter &converter,
                                 RewritePatternSet &patterns);

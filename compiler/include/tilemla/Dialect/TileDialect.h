@@ -50,6 +50,22 @@ bool isWarpgroupDot(Operation *op);
 /// dot that fits wgmma gets the version-3 layout.
 MmaEncodingAttr getMmaLayoutForDot(DotOp op, unsigned numWarps,
                                    bool warpgroups = false);
+/// The tensor-core layouts of the dots under `root`: dots with the same
+/// number of rows share the layout of the widest one where it fits them
+/// (attention's scores [M, BLOCK_N] then take the layout of its output
+/// [M, R]), so their row statistics combine without conversions.
+/// tile-assign-layouts applies it; earlier passes ask it what will be.
+class DotLayoutPlan {
+public:
+  DotLayoutPlan(Operation *root, unsigned numWarps, bool warpgroups);
+  /// Null when the dot does not fit the tensor cores.
+  MmaEncodingAttr layoutFor(DotOp dot) const;
+
+private:
+  unsigned numWarps;
+  bool warpgroups;
+  llvm::DenseMap<int64_t, MmaEncodingAttr> rowLayouts;
+};
 /// The widest wgmma swizzle (128, 64 or 32 bytes) that tiles rows of `cols`
 /// 16-bit elements, or 0 when none does.
 int64_t getWgmmaSwizzle(int64_t cols);

@@ -120,6 +120,35 @@ def Tile_StoreOp : Tile_Op<"store", [MemoryEffects<[MemWrite]>]> {
   let hasVerifier = 1;
 }
 
+def Tile_DescLoadOp : Tile_Op<"desc_load", [
+    MemoryEffects<[MemRead]>]> {
+  let summary = "read a [rows, cols] box of a tensor descriptor";
+  let description = [{
+    Element (i, j) is the tensor's element (row + i, col + j), or zero when
+    that lies outside the tensor or its row is at or past `row_end`. On
+    sm_90a, inside a pipelined loop whose wgmma dots read it, it becomes TMA
+    copies (`tile.tma_copy`); elsewhere pointer loads
+    (tile-lower-descriptor-loads).
+  }];
+  let arguments = (ins Tile_TensorDescType:$desc, I32:$row, I32:$col,
+                       Optional<I32>:$rowEnd);
+  let results = (outs RankedTensorOf<[Tile_Float, Tile_Int]>:$result);
+  let assemblyFormat = [{
+    $desc `[` $row `,` $col `]` (`row_end` $rowEnd^)? attr-dict `:`
+      type($desc) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_DescFieldsOp : Tile_Op<"desc_fields", [Pure]> {
+  let summary = "base pointer, rows, cols and row stride of a descriptor";
+  let arguments = (ins Tile_TensorDescType:$desc);
+  let results = (outs Tile_PointerType:$base, I64:$rows, I64:$cols,
+                      I64:$rowStride);
+  let assemblyFormat = "$desc attr-dict `:` type($desc) `->` type($base)";
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Compute
 //===----------------------------------------------------------------------===//
@@ -222,6 +251,62 @@ def Tile_LaunchDependentsOp : Tile_Op<"launch_dependents",
     they still wait for this kernel's writes in `grid_dependency_wait`.
   }];
   let assemblyFormat = "attr-dict";
+}
+
+def Tile_MBarrierAllocOp : Tile_Op<"mbarrier_alloc", [
+    MemoryEffects<[MemAlloc, MemWrite]>]> {
+  let summary = "shared-memory mbarriers, initialized for one arrival each";
+  let description = [{
+    One thread initializes them; a barrier makes that visible to every
+    thread (and a fence to the TMA unit) before any copy or wait uses them.
+    `tile-allocate-shared` sets `offset`.
+  }];
+  let arguments = (ins OptionalAttr<I32Attr>:$offset);
+  let results = (outs Tile_MBarrierType:$result);
+  let assemblyFormat = "attr-dict `->` type($result)";
+}
+
+def Tile_TmaCopyOp : Tile_Op<"tma_copy", [
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "start TMA copies of a box into a swizzled buffer stage";
+  let description = [{
+    When `pred` holds, one thread announces the stage's bytes to barrier
+    `stage` of `barriers` and starts one TMA copy per swizzle panel of the
+    [rows, cols] box at (`row`, `col`) of `desc`; the barrier's phase
+    completes when all bytes have landed (out-of-bounds elements as zero).
+  }];
+  let arguments = (ins Tile_TensorDescType:$desc, I32:$row, I32:$col,
+                       Tile_SharedBufferType:$buffer, I32:$stage,
+                       Tile_MBarrierType:$barriers, I1:$pred);
+  let assemblyFormat = [{
+    $desc `[` $row `,` $col `]` `,` $buffer `[` $stage `]` `,` $barriers
+      `,` $pred attr-dict `:` type($desc) `,` type($buffer) `,` type($barriers)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_MBarrierWaitOp : Tile_Op<"mbarrier_wait", [
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "wait until barrier `index` completes the phase of `parity`";
+  let arguments = (ins Tile_MBarrierType:$barriers, I32:$index, I32:$parity);
+  let assemblyFormat = [{
+    $barriers `[` $index `]` `,` $parity attr-dict `:` type($barriers)
+  }];
+}
+
+def Tile_ZeroRowsOp : Tile_Op<"zero_rows", [
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "zero the rows of a buffer stage from `first` on";
+  let description = [{
+    When `first` is below the stage's row count, all threads write zeros
+    into rows [first, rows), fence the async proxy (wgmma reads them) and
+    meet at a barrier; otherwise nothing happens. `first` is the same in
+    every thread.
+  }];
+  let arguments = (ins Tile_SharedBufferType:$buffer, I32:$stage, I32:$first);
+  let assemblyFormat = [{
+    $buffer `[` $stage `]` `from` $first attr-dict `:` type($buffer)
+  }];
 }
 
 def Tile_LocalViewOp : Tile_Op<"local_view", [MemoryEffects<[MemRead]>]> {

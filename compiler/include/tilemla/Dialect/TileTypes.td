@@ -52,6 +52,30 @@ def Tile_SharedBufferType : TypeDef<Tile_Dialect, "SharedBuffer"> {
   }];
 }
 
+def Tile_TensorDescType : TypeDef<Tile_Dialect, "TensorDesc"> {
+  let mnemonic = "tensordesc";
+  let summary = "a 2-D row-major tensor in global memory, described by the host";
+  let description = [{
+    A kernel argument (`desc<T>` in the tile language): base address, rows,
+    columns and row stride, and on sm_90a the tensor map TMA copies read.
+    `tile.desc_load` reads boxes of it; elements outside read as zero.
+  }];
+  let parameters = (ins "Type":$elementType);
+  let assemblyFormat = "`<` $elementType `>`";
+}
+
+def Tile_MBarrierType : TypeDef<Tile_Dialect, "MBarrier"> {
+  let mnemonic = "mbarrier";
+  let summary = "shared-memory barriers that TMA copies complete";
+  let description = [{
+    `count` mbarrier objects (8 bytes each), one per pipeline stage: a TMA
+    copy into a stage signals its barrier when all its bytes have landed,
+    and waiting threads test the phase parity.
+  }];
+  let parameters = (ins "int64_t":$count);
+  let assemblyFormat = "`<` $count `>`";
+}
+
 def Tile_Float : AnyTypeOf<[F16, BF16, F32, F8E4M3FN]>;
 def Tile_Int : AnyTypeOf<[I1, I32, I64]>;
 def Tile_Scalar : AnyTypeOf<[Tile_Float, Tile_Int, Tile_PointerType]>;

@@ -393,16 +393,17 @@ private:
 
 struct ParamAST {
   enum Kind {
-    Untyped,   // helper parameter: generic
-    Scalar,    // `x: f32`
-    Pointer,   // `p: *f32` / `p: *T`
-    Constexpr, // `N: constexpr [= default]`
-    DType,     // `T: dtype [= f32]`
+    Untyped,    // helper parameter: generic
+    Scalar,     // `x: f32`
+    Pointer,    // `p: *f32` / `p: *T`
+    TensorDesc, // `a: desc<bf16>` / `a: desc<T>`: a 2-D tensor in memory
+    Constexpr,  // `N: constexpr [= default]`
+    DType,      // `T: dtype [= f32]`
   };
   SourceLoc loc;
   std::string name;
   Kind kind = Untyped;
-  std::string typeName; // Scalar / Pointer: the (element) type spelling
+  std::string typeName; // Scalar / Pointer / TensorDesc: the (element) type
   SourceLoc typeLoc;
   ExprPtr defaultValue; // Constexpr / DType, may be null
 };

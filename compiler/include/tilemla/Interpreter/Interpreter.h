@@ -70,6 +70,9 @@ struct TILEMLA_API Arg {
   int64_t i = 0;     ///< Int32, Int64, Bool (0/1)
   float f = 0;       ///< Float32
   uint16_t bits = 0; ///< Float16, BFloat16
+  /// TensorDesc: the tensor's rows, columns and row stride (elements); its
+  /// memory is `buffer`, starting at the tensor's first element.
+  int64_t rows = 0, cols = 0, rowStride = 0;
 
   static Arg pointer(void *data, size_t bytes);
   template <typename T> static Arg pointer(std::vector<T> &v) {
@@ -81,6 +84,8 @@ struct TILEMLA_API Arg {
   static Arg f16Bits(uint16_t bits);
   static Arg bf16Bits(uint16_t bits);
   static Arg i1(bool value);
+  static Arg tensorDesc(void *data, size_t bytes, int64_t rows, int64_t cols,
+                        int64_t rowStride);
 };
 
 /// A kernel compiled to tile IR once, launched any number of times.

@@ -56,7 +56,36 @@ def TilePipelineLoops : Pass<"tile-pipeline-loops", "mlir::ModuleOp"> {
     layout) get the swizzled layout its descriptors read, and the wait
     fences the async proxy; buffers read only by mma.sync dots keep padded
     rows; a load read by both kinds is left alone.
+
+    A `tile.desc_load` (kept for TMA by tile-lower-descriptor-loads) is
+    streamed the same way with `tile.tma_copy` into a swizzled buffer, one
+    `!tile.mbarrier` per stage: iteration i waits for the parity of its
+    stage's (i / S)-th phase where the load was, then `tile.zero_rows`
+    clears the rows at or past `row_end`. Where the loop cannot be
+    pipelined, the copy is issued in place, one stage, no lookahead.
   }];
+  let dependentDialects = ["mlir::arith::ArithDialect"];
+}
+
+def TileLowerDescriptorLoads : Pass<"tile-lower-descriptor-loads",
+                                    "mlir::ModuleOp"> {
+  let summary = "Turn descriptor loads TMA will not serve into pointer loads";
+  let description = [{
+    With `tma` (sm_90a), a `tile.desc_load` stays when TMA can serve it: a
+    2-D box of 16-bit elements (rows a multiple of 8, at most 256) read
+    directly in the body of a pipelined loop (`tile.num_stages` >= 2) only
+    by dots that tile-assign-layouts will make wgmma dots, with the same box
+    as every other TMA load of its descriptor (one tensor map per
+    argument). tile-pipeline-loops then streams it with TMA. Every other
+    one becomes a masked `tile.load` of base + row * stride + col from the
+    descriptor's fields: elements outside the tensor, or at or past
+    `row_end`, read zero. Runs before tile-assign-layouts.
+  }];
+  let options = [
+    Option<"numWarps", "num-warps", "unsigned", "4", "warps per program">,
+    Option<"tma", "tma", "bool", "false",
+           "keep the loads TMA can serve (sm_90a)">,
+  ];
   let dependentDialects = ["mlir::arith::ArithDialect"];
 }
 

@@ -1,0 +1,222 @@
+//===- TmaOpToLLVM.cpp - descriptors, mbarriers and TMA copies ------------===//
+//
+// A `!tile.tensordesc` is the address of its by-value kernel parameter
+// (`kTensorDescBytes` bytes: the tensor map, then base, rows, cols and row
+// stride). One thread of the program initializes the mbarriers, announces
+// each stage's bytes and issues the TMA copies, one per swizzle panel of the
+// box; every thread waits on the barrier's phase parity itself, so a landed
+// stage needs no CTA barrier unless rows are zeroed.
+//
+//===----------------------------------------------------------------------===//
+#include "tilemla/Conversion/Utility.h"
+#include "tilemla/Driver/Compiler.h"
+
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+/// The suspend-time hint of mbarrier.try_wait (ns): the waiting loop
+/// re-tests after at most this long.
+constexpr int64_t kTryWaitTicks = 10'000'000;
+
+Value isFirstThread(OpBuilder &b, Location loc) {
+  Value tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
+  return LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, tid,
+                              i32Constant(b, loc, 0));
+}
+
+Value barrierAt(OpBuilder &b, Location loc, Value barriers, Value index) {
+  return LLVM::GEPOp::create(b, loc, barriers.getType(), b.getI64Type(),
+                             barriers, index);
+}
+
+Value stageBytesBase(OpBuilder &b, Location loc, Value buffer,
+                     SharedBufferType type, Value stage) {
+  int64_t stageBytes = type.getStageElements() *
+                       (type.getElementType().getIntOrFloatBitWidth() / 8);
+  Value offset =
+      LLVM::MulOp::create(b, loc, stage, i32Constant(b, loc, stageBytes));
+  return LLVM::GEPOp::create(b, loc, buffer.getType(), b.getI8Type(), buffer,
+                             offset);
+}
+
+struct DescFieldsOpConversion : OpConversionPattern<DescFieldsOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(DescFieldsOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto field = [&](unsigned index, Type type) -> Value {
+      Value at =
+          LLVM::GEPOp::create(rewriter, loc, adaptor.getDesc().getType(),
+                              rewriter.getI8Type(), adaptor.getDesc(),
+                              ArrayRef<LLVM::GEPArg>{int32_t(
+                                  tilemla::kTensorMapBytes + 8 * index)});
+      return LLVM::LoadOp::create(rewriter, loc, type, at, /*alignment=*/8,
+                                  /*isVolatile=*/false,
+                                  /*isNonTemporal=*/false,
+                                  /*isInvariant=*/true);
+    };
+    Type i64 = rewriter.getI64Type();
+    rewriter.replaceOp(
+        op, {field(0, getTypeConverter()->convertType(op.getBase().getType())),
+             field(1, i64), field(2, i64), field(3, i64)});
+    return success();
+  }
+};
+
+struct MBarrierAllocOpConversion : TargetPattern<MBarrierAllocOp> {
+  using TargetPattern::TargetPattern;
+  LogicalResult
+  matchAndRewrite(MBarrierAllocOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!op.getOffset())
+      return op.emitOpError("needs tile-allocate-shared to place it");
+    Location loc = op.getLoc();
+    Value base = sharedElementPtr(
+        rewriter, loc, getSharedBase(rewriter, loc, op), rewriter.getI8Type(),
+        i32Constant(rewriter, loc, *op.getOffset()));
+    // A loop nest may enter the pipeline again: every thread must be done
+    // waiting on the barriers' old phases before they restart at phase 0.
+    target.barrier(rewriter, loc);
+    Value first = isFirstThread(rewriter, loc);
+    for (int64_t i = 0; i < op.getType().getCount(); ++i)
+      NVVM::MBarrierInitOp::create(
+          rewriter, loc,
+          barrierAt(rewriter, loc, base, i32Constant(rewriter, loc, i)),
+          i32Constant(rewriter, loc, 1), first);
+    // The TMA unit (async proxy) must see the initialized barriers too.
+    NVVM::FenceMbarrierInitOp::create(rewriter, loc);
+    target.barrier(rewriter, loc);
+    rewriter.replaceOp(op, base);
+    return success();
+  }
+};
+
+struct TmaCopyOpConversion : OpConversionPattern<TmaCopyOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(TmaCopyOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    SharedBufferType type = op.getBuffer().getType();
+    int64_t elemBytes = type.getElementType().getIntOrFloatBitWidth() / 8;
+    int64_t panelCols = type.getSwizzle() / elemBytes;
+    int64_t panelBytes = type.getRows() * type.getSwizzle();
+    int64_t panels = type.getCols() / panelCols;
+
+    Value issuer = LLVM::AndOp::create(rewriter, loc, adaptor.getPred(),
+                                       isFirstThread(rewriter, loc));
+    Value barrier =
+        barrierAt(rewriter, loc, adaptor.getBarriers(), adaptor.getStage());
+    NVVM::MBarrierArriveExpectTxOp::create(
+        rewriter, loc, Type(), barrier,
+        i32Constant(rewriter, loc, panels * panelBytes),
+        NVVM::MemScopeKind::CTA, /*relaxed=*/false, issuer);
+    Value stage = stageBytesBase(rewriter, loc, adaptor.getBuffer(), type,
+                                 adaptor.getStage());
+    for (int64_t panel = 0; panel < panels; ++panel) {
+      Value dst = LLVM::GEPOp::create(
+          rewriter, loc, stage.getType(), rewriter.getI8Type(), stage,
+          ArrayRef<LLVM::GEPArg>{int32_t(panel * panelBytes)});
+      Value col =
+          LLVM::AddOp::create(rewriter, loc, adaptor.getCol(),
+                              i32Constant(rewriter, loc, panel * panelCols));
+      // Coordinates innermost first: column, then row.
+      NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+          rewriter, loc, dst, adaptor.getDesc(),
+          ValueRange{col, adaptor.getRow()}, barrier, ValueRange{}, Value(),
+          Value(), NVVM::TMALoadMode::TILE, /*isCTAOnly=*/false,
+          NVVM::CTAGroupKindAttr(), issuer);
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct MBarrierWaitOpConversion : OpConversionPattern<MBarrierWaitOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(MBarrierWaitOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    NVVM::MBarrierTryWaitParityOp::create(
+        rewriter, loc,
+        barrierAt(rewriter, loc, adaptor.getBarriers(), adaptor.getIndex()),
+        adaptor.getParity(), i32Constant(rewriter, loc, kTryWaitTicks));
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// Rows are whole 16-byte chunks in every panel (the swizzle permutes chunks
+/// within a row), so the stage is zeroed chunk by chunk, each thread taking
+/// every numThreads-th chunk, predicated on its row.
+struct ZeroRowsOpConversion : TargetPattern<ZeroRowsOp> {
+  using TargetPattern::TargetPattern;
+  LogicalResult
+  matchAndRewrite(ZeroRowsOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    SharedBufferType type = op.getBuffer().getType();
+    if (!type.getSwizzle())
+      return op.emitOpError("zeroes rows of swizzled buffers only");
+    auto warps = op->getParentOfType<ModuleOp>()->getAttrOfType<IntegerAttr>(
+        kNumWarpsAttr);
+    int64_t threads = (warps ? warps.getInt() : 4) * kWarpSize;
+    int64_t rows = type.getRows();
+    int64_t rowChunks = type.getSwizzle() / 16;
+    int64_t chunks = rows * type.getCols() *
+                     (type.getElementType().getIntOrFloatBitWidth() / 8) / 16;
+
+    Value first = adaptor.getFirst();
+    Value partial =
+        LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::slt, first,
+                             i32Constant(rewriter, loc, rows));
+    auto ifOp = scf::IfOp::create(rewriter, loc, partial, /*else=*/false);
+    OpBuilder b = ifOp.getThenBodyBuilder();
+    Value stage =
+        stageBytesBase(b, loc, adaptor.getBuffer(), type, adaptor.getStage());
+    Value tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
+    auto vecType = VectorType::get({4}, b.getI32Type());
+    Value zeros = LLVM::ZeroOp::create(b, loc, vecType);
+    for (int64_t k = 0; k < chunks; k += threads) {
+      // Chunk c = k + tid sits in row (c / rowChunks) % rows of its panel.
+      Value chunk = LLVM::AddOp::create(b, loc, tid, i32Constant(b, loc, k));
+      Value row = LLVM::URemOp::create(
+          b, loc,
+          LLVM::UDivOp::create(b, loc, chunk, i32Constant(b, loc, rowChunks)),
+          i32Constant(b, loc, rows));
+      Value zeroIt = LLVM::AndOp::create(
+          b, loc,
+          LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::sge, row, first),
+          LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::slt, chunk,
+                               i32Constant(b, loc, chunks)));
+      Value offset =
+          LLVM::MulOp::create(b, loc, chunk, i32Constant(b, loc, 16));
+      Value at = LLVM::GEPOp::create(b, loc, stage.getType(), b.getI8Type(),
+                                     stage, offset);
+      auto store = scf::IfOp::create(b, loc, zeroIt, /*else=*/false);
+      OpBuilder inStore = store.getThenBodyBuilder();
+      LLVM::StoreOp::create(inStore, loc, zeros, at, /*alignment=*/16);
+    }
+    target.fenceAsyncProxy(b, loc); // wgmma reads through the async proxy
+    target.barrier(b, loc);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+} // namespace
+
+void mlir::tile::populateTmaOpToLLVMPatterns(TileLLVMTypeConverter &converter,
+                                             const TargetInfo &target,
+                                             RewritePatternSet &patterns) {
+  MLIRContext *context = patterns.getContext();
+  patterns.add<DescFieldsOpConversion, TmaCopyOpConversion,
+               MBarrierWaitOpConversion>(converter, context);
+  patterns.add<MBarrierAllocOpConversion, ZeroRowsOpConversion>(
+      converter, context, target);
+}
