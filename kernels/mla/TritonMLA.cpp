@@ -278,14 +278,26 @@ int TritonMLAImpl::numSplits(int64_t batch, int64_t maxSeqLen) const {
                          opts.maxSplits, headBlock(), opts.minSplits);
 }
 
+bool TritonMLAImpl::canStreamWithTma(const TensorView &kv) const {
+  const int64_t pageSize = kv.shape[1];
+  const size_t rowBytes = size_t(kv.strides[1]) * dtypeSize(kv.dtype);
+  return opts.tma && warpgroupTiles && headBlock() == kWarpgroupHeadBlock &&
+         pageSize % tokenBlock() == 0 &&
+         kv.strides[0] == pageSize * kv.strides[1] &&
+         reinterpret_cast<uintptr_t>(kv.data) % 16 == 0 && rowBytes % 16 == 0;
+}
+
 const TritonMLAImpl::Kernels &TritonMLAImpl::kernelsFor(int64_t pageSize,
                                                         int splits, DType dtype,
-                                                        DType lseDtype) {
-  auto key = std::make_tuple(pageSize, splits, dtype, lseDtype);
+                                                        DType lseDtype,
+                                                        bool tma) {
+  auto key = std::make_tuple(pageSize, splits, dtype, lseDtype, tma);
   if (auto it = kernelCache.find(key); it != kernelCache.end())
     return it->second;
   std::string h = std::to_string(heads), r = std::to_string(rank),
               s = std::to_string(splits), t = dtypeName(dtype);
+  // TMA reads whole token blocks: splits start on them (both stages agree).
+  std::string chunkAlign = tma ? std::to_string(tokenBlock()) : "1";
   Kernel::Constexprs stage1 = {
       {"H", h},
       {"R", r},
@@ -293,9 +305,10 @@ const TritonMLAImpl::Kernels &TritonMLAImpl::kernelsFor(int64_t pageSize,
       {"PAGE", std::to_string(pageSize)},
       {"SPLITS", s},
       {"BLOCK_H", std::to_string(headBlock())},
-      {"BLOCK_N",
-       std::to_string(opts.tokenBlock ? opts.tokenBlock : kTokenBlock)},
+      {"BLOCK_N", std::to_string(tokenBlock())},
       {"STAGES", std::to_string(opts.stages ? opts.stages : kStages)},
+      {"TMA", tma ? "1" : "0"},
+      {"CHUNK_ALIGN", chunkAlign},
       {"T", t}};
   // Stage 2 merges up to 32 splits per step (a power of two), over blocks of
   // up to 128 output columns.
@@ -307,6 +320,7 @@ const TritonMLAImpl::Kernels &TritonMLAImpl::kernelsFor(int64_t pageSize,
                                {"SPLITS", s},
                                {"SPLIT_BLOCK", std::to_string(splitBlock)},
                                {"R_BLOCK", std::to_string(stage2ColumnBlock())},
+                               {"CHUNK_ALIGN", chunkAlign},
                                {"T", t},
                                {"LSE_T", dtypeName(lseDtype)}};
   // 4 warps (8 with warpgroup tiles), 64-token steps in 2 pipeline stages:
@@ -453,7 +467,8 @@ void TritonMLAImpl::run(const TensorView &qNope, const TensorView &qPe,
     throw Error(fmt::format("forward_decode: {} requests x {} splits exceed "
                             "the workspace's {} rows",
                             B, splits, wsSplitRows));
-  const Kernels &kernels = kernelsFor(pageSize, splits, dtype, lseType);
+  const bool tma = canStreamWithTma(kv);
+  const Kernels &kernels = kernelsFor(pageSize, splits, dtype, lseType, tma);
   const char *qPeData =
       static_cast<const char *>(qPe.data) + qPeOffset * dtypeSize(dtype);
   char *wsO = static_cast<char *>(workspace->data());
@@ -461,10 +476,15 @@ void TritonMLAImpl::run(const TensorView &qNope, const TensorView &qPe,
   kernels.stage1.launch(
       {unsigned(cdiv(heads, headBlock())), unsigned(B), unsigned(splits)},
       {KernelArg::pointer(qNope.data), KernelArg::pointer(qPeData),
-       KernelArg::pointer(kv.data), KernelArg::pointer(bt.data),
-       KernelArg::pointer(lens.data), KernelArg::pointer(wsO),
-       KernelArg::pointer(wsLse), KernelArg::i32(sqnB), KernelArg::i32(sqnH),
-       KernelArg::i32(sqpB), KernelArg::i32(sqpH),
+       KernelArg::pointer(kv.data),
+       // The cache's rows for TMA; a kernel without TMA never reads it, and
+       // gets a small valid tensor when the cache cannot be described.
+       tma ? KernelArg::tensor(kv.data, numPages * pageSize, rank + rope,
+                               kv.strides[1])
+           : KernelArg::tensor(wsO, 1, 8, 8),
+       KernelArg::pointer(bt.data), KernelArg::pointer(lens.data),
+       KernelArg::pointer(wsO), KernelArg::pointer(wsLse), KernelArg::i32(sqnB),
+       KernelArg::i32(sqnH), KernelArg::i32(sqpB), KernelArg::i32(sqpH),
        KernelArg::i64(kv.strides[0]), KernelArg::i32(skvTok),
        KernelArg::i32(sbt), KernelArg::f32(float(softmaxScale))},
       stream);

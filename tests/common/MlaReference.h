@@ -38,13 +38,16 @@ struct MlaCase {
   DType type = DType::BF16;
   double scale = 0.0721687836; // 1/sqrt(192)
   bool pair = false;           ///< q as (q_nope, q_pe)
+  /// Pages stored back to back (no padding between them): a cache TMA can
+  /// describe as one [pages * page, row stride] tensor.
+  bool contiguousPages = false;
 
   int B() const { return int(lens.size()); }
   std::string describe() const {
     std::ostringstream os;
     os << dtypeName(type) << " H=" << H << " R=" << R << " P=" << P
-       << " page=" << page << " scale=" << scale << (pair ? " pair" : " q")
-       << " lens=[";
+       << " page=" << page << (contiguousPages ? " contiguous" : "")
+       << " scale=" << scale << (pair ? " pair" : " q") << " lens=[";
     for (size_t i = 0; i < lens.size(); ++i)
       os << (i ? "," : "") << lens[i];
     os << "]";
@@ -89,8 +92,8 @@ inline MlaProblem makeMlaProblem(const MlaCase &c, std::mt19937_64 &rng) {
   p.btStride = p.maxPages + 3; // padded rows
   p.numPages = usedPages + 3;  // spare pages, one of them all NaN
   p.poisonPage = p.numPages - 1;
-  p.kvTokStride = D + 8;                        // padded rows
-  p.kvPageStride = c.page * p.kvTokStride + 16; // padded pages
+  p.kvTokStride = D + 8; // padded rows
+  p.kvPageStride = c.page * p.kvTokStride + (c.contiguousPages ? 0 : 16);
   p.kv = HostTensor(c.type, size_t(p.numPages) * p.kvPageStride);
   fillUniform(p.kv, rng, -1, 1);
   for (int64_t i = 0; i < p.kvPageStride; ++i)
@@ -106,6 +109,15 @@ inline MlaProblem makeMlaProblem(const MlaCase &c, std::mt19937_64 &rng) {
     for (int i = 0; i < (c.lens[b] + c.page - 1) / c.page; ++i)
       p.blockTable[size_t(b) * p.btStride + i] = order[next++];
   p.seqLens = c.lens;
+  // The unused slots of each request's last page hold NaN: no kernel may
+  // read them into its result (a zero weight does not cancel a NaN).
+  for (int b = 0; b < B; ++b)
+    for (int t = c.lens[b]; t % c.page != 0; ++t)
+      for (int d = 0; d < D; ++d)
+        p.kv.set(size_t(p.blockTable[size_t(b) * p.btStride + t / c.page] *
+                            p.kvPageStride +
+                        (t % c.page) * p.kvTokStride + d),
+                 NAN);
 
   if (c.pair) {
     p.qnStrideH = c.R + 16, p.qnStrideB = c.H * p.qnStrideH;

@@ -108,6 +108,12 @@ protected:
 
     mla::DType t = toMla(c.type);
     mla::TensorView kv = kvCacheView(p, dkv.data(), t);
+    // Back-to-back pages of whole 64-token blocks, 64-head blocks: TMA on
+    // sm_90a (the cases meant for it must not fall back silently).
+    if (c.contiguousPages && c.H >= 64 && !isInterpreterMode() &&
+        deviceInfo().arch == "sm_90a")
+      EXPECT_EQ(impl.canStreamWithTma(kv),
+                c.page % (tuning.tokenBlock ? tuning.tokenBlock : 64) == 0);
     mla::DecodeMetadata md = decodeMetadata(p, dbt.data(), dlens.data());
     mla::TensorView ov = mla::contiguousView(dout.data(), t, {B, H, R});
     mla::TensorView lv =
@@ -232,6 +238,25 @@ TEST_F(MlaGpuTest, TuningOptions) {
   runs.push_back({mk(128, 16, {700, 5}, DType::F16), SP::Fixed4,
                   mla::LseDType::F32, Tuning{32, 2, 8, 64}});
   family("token blocks, stages, warps, head blocks", runs);
+}
+
+TEST_F(MlaGpuTest, TmaStreamsContiguousPages) {
+  // On sm_90a, 64-head blocks over a cache of back-to-back pages read it
+  // with TMA: splits start on token blocks, rows past a request's end (NaN
+  // here) read as zero. 32-token blocks take two per page.
+  std::vector<int32_t> lens = {1, 63, 64, 65, 3000, 0, 129, 4096};
+  std::vector<Run> runs;
+  for (int H : {64, 128})
+    for (int page : {64, 128})
+      for (SP policy : {SP::Auto, SP::Fixed4}) {
+        MlaCase c = mk(H, page, lens, DType::BF16, H == 64);
+        c.contiguousPages = true;
+        runs.push_back({c, policy});
+      }
+  MlaCase c = mk(128, 64, {777, 5, 64}, DType::F16);
+  c.contiguousPages = true;
+  runs.push_back({c, SP::Fixed4, mla::LseDType::F32, Tuning{32, 3, 0, 0}});
+  family("TMA: H 64/128 x pages 64/128 x policies", runs);
 }
 
 TEST_F(MlaGpuTest, LseInQueryDtype) {

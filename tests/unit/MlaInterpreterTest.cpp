@@ -63,25 +63,32 @@ MlaErrors runCase(const MlaCase &c, int splits, std::mt19937_64 &rng,
   MlaReference ref = mlaReference(p);
   const int B = c.B(), headBlocks = (c.H + 15) / 16;
   std::string t = dtypeName(c.type), s = std::to_string(splits);
-  interp::Kernel stage1 =
-      compile("mla_decode_stage1.tile", {{"H", std::to_string(c.H)},
-                                         {"R", std::to_string(c.R)},
-                                         {"P", std::to_string(c.P)},
-                                         {"PAGE", std::to_string(c.page)},
-                                         {"SPLITS", s},
-                                         {"BLOCK_H", "16"},
-                                         {"BLOCK_N", "16"},
-                                         {"T", t}});
+  // Back-to-back pages: stage 1's TMA variant, its descriptor loads read
+  // through pointers here; splits start on 16-token blocks.
+  const bool tma = c.contiguousPages;
+  const int chunkAlign = tma ? 16 : 1;
+  interp::Kernel stage1 = compile("mla_decode_stage1.tile",
+                                  {{"H", std::to_string(c.H)},
+                                   {"R", std::to_string(c.R)},
+                                   {"P", std::to_string(c.P)},
+                                   {"PAGE", std::to_string(c.page)},
+                                   {"SPLITS", s},
+                                   {"BLOCK_H", "16"},
+                                   {"BLOCK_N", "16"},
+                                   {"TMA", tma ? "1" : "0"},
+                                   {"CHUNK_ALIGN", std::to_string(chunkAlign)},
+                                   {"T", t}});
   // Several split blocks and column blocks per (request, head).
   const int rBlock = std::min(c.R, 32);
-  interp::Kernel stage2 =
-      compile("mla_decode_stage2.tile", {{"H", std::to_string(c.H)},
-                                         {"R", std::to_string(c.R)},
-                                         {"SPLITS", s},
-                                         {"SPLIT_BLOCK", "2"},
-                                         {"R_BLOCK", std::to_string(rBlock)},
-                                         {"T", t},
-                                         {"LSE_T", dtypeName(lseType)}});
+  interp::Kernel stage2 = compile("mla_decode_stage2.tile",
+                                  {{"H", std::to_string(c.H)},
+                                   {"R", std::to_string(c.R)},
+                                   {"SPLITS", s},
+                                   {"SPLIT_BLOCK", "2"},
+                                   {"R_BLOCK", std::to_string(rBlock)},
+                                   {"CHUNK_ALIGN", std::to_string(chunkAlign)},
+                                   {"T", t},
+                                   {"LSE_T", dtypeName(lseType)}});
 
   std::vector<float> wsO(size_t(B) * c.H * splits * c.R, NAN),
       wsLse(size_t(B) * c.H * splits, NAN);
@@ -99,6 +106,9 @@ MlaErrors runCase(const MlaCase &c, int splits, std::mt19937_64 &rng,
   stage1.launch(
       {unsigned(headBlocks), unsigned(B), unsigned(splits)},
       {ptr(p.qn, 0), ptr(qpBuf, size_t(p.qpOffset)), ptr(p.kv, 0),
+       interp::Arg::tensorDesc(p.kv.bytes.data(), p.kv.bytes.size(),
+                               int64_t(p.numPages) * c.page, c.R + c.P,
+                               p.kvTokStride),
        interp::Arg::pointer(bt), interp::Arg::pointer(lens),
        interp::Arg::pointer(wsO), interp::Arg::pointer(wsLse),
        interp::Arg::i32(int(p.qnStrideB)), interp::Arg::i32(int(p.qnStrideH)),
@@ -115,6 +125,7 @@ MlaErrors runCase(const MlaCase &c, int splits, std::mt19937_64 &rng,
   // Empty splits' workspace slots stay NaN (stage 1 wrote nothing there).
   for (int b = 0; b < B; ++b) {
     int L = c.lens[b], chunk = (L + splits - 1) / splits;
+    chunk = (chunk + chunkAlign - 1) / chunkAlign * chunkAlign;
     for (int h = 0; h < c.H; ++h)
       for (int i = 0; i < splits; ++i) {
         float v = wsLse[(size_t(b) * c.H + h) * splits + i];
@@ -199,6 +210,18 @@ TEST(MlaInterpreter, RaggedBatchAndPair) {
                  small(16, 1, {30, 9}, DType::F16, false),
                  small(16, 64, {1000, 513, 2}, DType::BF16, true)},
                 {4}}});
+}
+
+TEST(MlaInterpreter, TmaVariant) {
+  // Stage 1 as it runs with TMA on sm_90a (whole 16-token blocks of one
+  // page, NaN past each request's end), interpreted: splits aligned to
+  // blocks, rows past the end read as zero.
+  std::vector<MlaCase> cases = {small(16, 16, {100, 0, 1, 37, 64, 3}),
+                                small(20, 32, {97, 5, 0, 66}, DType::F16, true),
+                                small(16, 64, {1000, 513, 2})};
+  for (MlaCase &c : cases)
+    c.contiguousPages = true;
+  runFamilies({{"TMA variant, contiguous pages", cases, {1, 4}}});
 }
 
 TEST(MlaInterpreter, PeakySoftmax) {

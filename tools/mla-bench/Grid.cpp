@@ -47,6 +47,7 @@ Shape makeShape(int H, int B, int L, int page, bool ragged) {
       "                 [--flush-mib=N] [--copy-mib=N] [--check] [--list]\n"
       "                 [--json=FILE] [--block-n=N] [--block-h=N] [--warps=N]\n"
       "                 [--stages=N] [--max-splits=N] [--min-splits=N]\n"
+      "                 [--no-tma]\n"
       "\n"
       "  --quick   (default) B=1,8,32,128 L=4096,8192,32768 H=16,128 page=64,\n"
       "            uniform and ragged\n"
@@ -67,6 +68,8 @@ Shape makeShape(int H, int B, int L, int page, bool ragged) {
       "  --block-n, --block-h, --warps, --stages  stage-1 tokens per step,\n"
       "            heads per program, warps and pipeline stages (tuning)\n"
       "  --max-splits, --min-splits  bounds of the auto policy's split count\n"
+      "  --no-tma  stage 1 copies the cache with cp.async even where TMA\n"
+      "            could stream it (sm_90a, 64-head blocks)\n"
       "Without a GPU: prints 'no GPU' and exits 0.\n");
   std::exit(status);
 }
@@ -202,6 +205,8 @@ Options parseOptions(int argc, char **argv) {
       o.minSplits = takeInt(1);
     } else if (arg == "--stages") {
       o.stages = takeInt(1);
+    } else if (arg == "--no-tma") {
+      o.tma = false;
     } else if (arg == "--warps") {
       o.stage1Warps = takeInt(1);
     } else if (arg == "--runs") {

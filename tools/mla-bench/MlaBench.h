@@ -35,6 +35,7 @@ struct Options {
   int tokenBlock = 0, stage1Warps = 0, headBlock = 0,
       stages = 0;                   ///< 0: defaults
   int maxSplits = 0, minSplits = 0; ///< Auto's bounds; 0: defaults
+  bool tma = true; ///< let stage 1 stream the cache with TMA (sm_90a)
 };
 
 struct Shape {

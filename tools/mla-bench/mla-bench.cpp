@@ -184,6 +184,7 @@ mla::TritonMLAImpl makeImpl(int H, int maxBatch, mla::SplitPolicy policy,
   options.tokenBlock = o.tokenBlock;
   options.stage1Warps = o.stage1Warps;
   options.stages = o.stages;
+  options.tma = o.tma;
   if (o.maxSplits)
     options.maxSplits = o.maxSplits;
   if (o.minSplits)

@@ -134,6 +134,11 @@ struct TritonMLAOptions {
   int stage1Warps = 0;
   int headBlock = 0;
   int stages = 0;
+  /// On sm_90a with warpgroup head blocks (kWarpgroupHeadBlock), stage 1
+  /// streams the cache's token blocks with TMA when it can: pages of a
+  /// multiple of tokenBlock tokens, stored one after the other, 16-byte
+  /// aligned rows. false: always cp.async (for comparison).
+  bool tma = true;
 };
 
 /// The split count `policy` chooses (see SplitPolicy). Pure host function.
@@ -220,6 +225,9 @@ public:
   int64_t ropeDim() const { return rope; }
   double getScale() const { return softmaxScale; }
   const TritonMLAOptions &getOptions() const { return opts; }
+  /// Whether stage 1 reads the cache `kv` (a valid kv_cache view) with TMA
+  /// (see TritonMLAOptions::tma).
+  bool canStreamWithTma(const TensorView &kv) const;
 
 private:
   void run(const TensorView &qNope, const TensorView &qPe, size_t qPeOffset,
@@ -229,7 +237,10 @@ private:
     Kernel stage1, stage2;
   };
   const Kernels &kernelsFor(int64_t pageSize, int splits, DType dtype,
-                            DType lseDtype);
+                            DType lseDtype, bool tma);
+  int tokenBlock() const {
+    return opts.tokenBlock ? opts.tokenBlock : kTokenBlock;
+  }
   /// Heads per stage-1 program.
   int headBlock() const {
     if (opts.headBlock)
@@ -261,7 +272,7 @@ private:
   int numSMs = 132;
   bool warpgroupTiles = false; ///< the device runs wgmma (sm_90a)
   std::unique_ptr<DeviceBuffer> workspace, lseScratch;
-  std::map<std::tuple<int64_t, int, DType, DType>, Kernels> kernelCache;
+  std::map<std::tuple<int64_t, int, DType, DType, bool>, Kernels> kernelCache;
 };
 
 } // namespace tilemla::mla
