@@ -287,17 +287,25 @@ bool TritonMLAImpl::canStreamWithTma(const TensorView &kv) const {
          reinterpret_cast<uintptr_t>(kv.data) % 16 == 0 && rowBytes % 16 == 0;
 }
 
-const TritonMLAImpl::Kernels &TritonMLAImpl::kernelsFor(int64_t pageSize,
-                                                        int splits, DType dtype,
-                                                        DType lseDtype,
-                                                        bool tma) {
-  auto key = std::make_tuple(pageSize, splits, dtype, lseDtype, tma);
+TritonMLAImpl::Stage1Shape TritonMLAImpl::stage1Shape(int64_t programs) const {
+  bool tuned = opts.tokenBlock || opts.stage1Warps;
+  // Measured: 256 programs on 132 SMs gain, 128 lose.
+  if (!tuned && headBlock() == kHeadBlock &&
+      2 * programs >= 3 * int64_t(numSMs))
+    return {kSharedTokenBlock, kSharedWarps};
+  return {tokenBlock(), stage1Warps()};
+}
+
+const TritonMLAImpl::Kernels &
+TritonMLAImpl::kernelsFor(int64_t pageSize, int splits, DType dtype,
+                          DType lseDtype, bool tma, Stage1Shape shape) {
+  auto key = std::make_tuple(pageSize, splits, dtype, lseDtype, tma, shape);
   if (auto it = kernelCache.find(key); it != kernelCache.end())
     return it->second;
   std::string h = std::to_string(heads), r = std::to_string(rank),
               s = std::to_string(splits), t = dtypeName(dtype);
   // TMA reads whole token blocks: splits start on them (both stages agree).
-  std::string chunkAlign = tma ? std::to_string(tokenBlock()) : "1";
+  std::string chunkAlign = tma ? std::to_string(shape.tokenBlock) : "1";
   Kernel::Constexprs stage1 = {
       {"H", h},
       {"R", r},
@@ -305,7 +313,7 @@ const TritonMLAImpl::Kernels &TritonMLAImpl::kernelsFor(int64_t pageSize,
       {"PAGE", std::to_string(pageSize)},
       {"SPLITS", s},
       {"BLOCK_H", std::to_string(headBlock())},
-      {"BLOCK_N", std::to_string(tokenBlock())},
+      {"BLOCK_N", std::to_string(shape.tokenBlock)},
       {"STAGES", std::to_string(opts.stages ? opts.stages : kStages)},
       {"TMA", tma ? "1" : "0"},
       {"CHUNK_ALIGN", chunkAlign},
@@ -323,11 +331,12 @@ const TritonMLAImpl::Kernels &TritonMLAImpl::kernelsFor(int64_t pageSize,
                                {"CHUNK_ALIGN", chunkAlign},
                                {"T", t},
                                {"LSE_T", dtypeName(lseDtype)}};
-  // 4 warps (8 with warpgroup tiles), 64-token steps in 2 pipeline stages:
-  // the fastest measured with mla-bench --block-n/--stages/--warps on the
-  // H200.
+  // 4 warps (8 with warpgroup tiles; 2 in launches of two programs per SM
+  // and more, see stage1Shape), 64-token steps (32 with 2 warps) in 2
+  // pipeline stages: the fastest measured with mla-bench
+  // --block-n/--stages/--warps on the H200.
   KernelOptions stage1Options;
-  stage1Options.numWarps = stage1Warps();
+  stage1Options.numWarps = shape.warps;
   Kernels kernels{
       Kernel::fromEmbedded("mla/mla_decode_stage1", stage1, stage1Options),
       Kernel::fromEmbedded("mla/mla_decode_stage2", stage2)};
@@ -468,13 +477,16 @@ void TritonMLAImpl::run(const TensorView &qNope, const TensorView &qPe,
                             "the workspace's {} rows",
                             B, splits, wsSplitRows));
   const bool tma = canStreamWithTma(kv);
-  const Kernels &kernels = kernelsFor(pageSize, splits, dtype, lseType, tma);
+  const int64_t headBlocks = cdiv(heads, headBlock());
+  const Kernels &kernels =
+      kernelsFor(pageSize, splits, dtype, lseType, tma,
+                 stage1Shape(B * headBlocks * int64_t(splits)));
   const char *qPeData =
       static_cast<const char *>(qPe.data) + qPeOffset * dtypeSize(dtype);
   char *wsO = static_cast<char *>(workspace->data());
   char *wsLse = wsO + wsLseOffset();
   kernels.stage1.launch(
-      {unsigned(cdiv(heads, headBlock())), unsigned(B), unsigned(splits)},
+      {unsigned(headBlocks), unsigned(B), unsigned(splits)},
       {KernelArg::pointer(qNope.data), KernelArg::pointer(qPeData),
        KernelArg::pointer(kv.data),
        // The cache's rows for TMA; a kernel without TMA never reads it, and

@@ -225,14 +225,26 @@ TEST_F(MlaGpuTest, RaggedShuffledBatch) {
   family("ragged batch of 24, shuffled pages", runs);
 }
 
+TEST_F(MlaGpuTest, ManyProgramsShareSMs) {
+  // 96 requests x 4 splits: at least 1.5 programs per SM, so 16-head blocks
+  // take 32-token steps over 2 warps (two programs per SM).
+  std::vector<int32_t> lens;
+  std::uniform_int_distribution<int> len(0, 700);
+  for (int b = 0; b < 96; ++b)
+    lens.push_back(b % 7 == 0 ? b % 3 : len(rng));
+  family("96 requests, two programs per SM",
+         {{mk(16, 64, lens, DType::BF16, true), SP::Auto},
+          {mk(16, 16, lens, DType::F16), SP::Fixed4}});
+}
+
 TEST_F(MlaGpuTest, TuningOptions) {
   // Other token blocks, pipeline depths (1: not pipelined), warp counts and
   // head blocks than the defaults: each is a different stage-1 kernel.
   std::vector<int32_t> lens = {1, 63, 64, 65, 3000, 0, 129};
   std::vector<Run> runs;
-  for (Tuning t :
-       {Tuning{0, 1, 0, 0}, Tuning{32, 4, 0, 0}, Tuning{16, 3, 2, 0},
-        Tuning{128, 1, 8, 0}, Tuning{32, 2, 8, 64}, Tuning{0, 0, 8, 32}})
+  for (Tuning t : {Tuning{0, 1, 0, 0}, Tuning{32, 4, 0, 0}, Tuning{16, 3, 2, 0},
+                   Tuning{32, 2, 2, 16}, Tuning{128, 1, 8, 0},
+                   Tuning{32, 2, 8, 64}, Tuning{0, 0, 8, 32}})
     runs.push_back(
         {mk(40, 64, lens, DType::BF16, true), SP::Auto, mla::LseDType::F32, t});
   runs.push_back({mk(128, 16, {700, 5}, DType::F16), SP::Fixed4,
