@@ -8,6 +8,7 @@
 #include "tilemla/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 
@@ -53,17 +54,20 @@ struct LowerDescriptorLoadsPass
   using TileLowerDescriptorLoadsBase::TileLowerDescriptorLoadsBase;
 
   void runOnOperation() override {
-    SmallVector<DescLoadOp> loads;
-    getOperation().walk([&](DescLoadOp load) { loads.push_back(load); });
-    if (loads.empty())
-      return;
-    DotLayoutPlan plan(getOperation(), numWarps, /*warpgroups=*/true);
-    DenseMap<Value, TmaBox> boxes; // per descriptor: its one tensor map
-    for (DescLoadOp load : loads) {
-      if (tma && servedByTma(load, plan, boxes))
-        continue;
-      lowerToPointers(load);
-    }
+    getOperation().walk([&](func::FuncOp func) {
+      SmallVector<DescLoadOp> loads;
+      func.walk([&](DescLoadOp load) { loads.push_back(load); });
+      if (loads.empty())
+        return;
+      // What tile-assign-layouts will give the function's dots.
+      DotLayoutPlan plan(func, numWarps, /*warpgroups=*/true);
+      DenseMap<Value, TmaBox> boxes; // per descriptor: its one tensor map
+      for (DescLoadOp load : loads) {
+        if (tma && servedByTma(load, plan, boxes))
+          continue;
+        lowerToPointers(load);
+      }
+    });
   }
 
 private:
