@@ -287,18 +287,27 @@ bool TritonMLAImpl::canStreamWithTma(const TensorView &kv) const {
          reinterpret_cast<uintptr_t>(kv.data) % 16 == 0 && rowBytes % 16 == 0;
 }
 
-TritonMLAImpl::Stage1Shape TritonMLAImpl::stage1Shape(int64_t programs) const {
-  bool tuned = opts.tokenBlock || opts.stage1Warps;
+TritonMLAImpl::LaunchShape TritonMLAImpl::launchShape(int64_t batch,
+                                                      int splits) const {
+  const int64_t sms = numSMs;
+  const int64_t programs = batch * cdiv(heads, headBlock()) * splits;
+  LaunchShape shape{tokenBlock(), stage1Warps(), rank};
   // Measured: 256 programs on 132 SMs gain, 128 lose.
-  if (!tuned && headBlock() == kHeadBlock &&
-      2 * programs >= 3 * int64_t(numSMs))
-    return {kSharedTokenBlock, kSharedWarps};
-  return {tokenBlock(), stage1Warps()};
+  bool tuned = opts.tokenBlock || opts.stage1Warps;
+  if (!tuned && headBlock() == kHeadBlock && 2 * programs >= 3 * sms)
+    shape.tokenBlock = kSharedTokenBlock, shape.warps = kSharedWarps;
+  // Stage 2: whole rows per program where that still gives two programs per
+  // SM (a few large programs stream; many small ones wait on latency), else
+  // narrower column blocks, down to 32.
+  while (shape.columnBlock > kMinStage2Columns &&
+         batch * heads * (rank / shape.columnBlock) < 2 * sms)
+    shape.columnBlock /= 2;
+  return shape;
 }
 
 const TritonMLAImpl::Kernels &
 TritonMLAImpl::kernelsFor(int64_t pageSize, int splits, DType dtype,
-                          DType lseDtype, bool tma, Stage1Shape shape) {
+                          DType lseDtype, bool tma, LaunchShape shape) {
   auto key = std::make_tuple(pageSize, splits, dtype, lseDtype, tma, shape);
   if (auto it = kernelCache.find(key); it != kernelCache.end())
     return it->second;
@@ -318,21 +327,24 @@ TritonMLAImpl::kernelsFor(int64_t pageSize, int splits, DType dtype,
       {"TMA", tma ? "1" : "0"},
       {"CHUNK_ALIGN", chunkAlign},
       {"T", t}};
-  // Stage 2 merges up to 32 splits per step (a power of two), over blocks of
-  // up to 128 output columns.
+  // Stage 2 merges up to kStage2BlockValues values (splits x columns, a
+  // power of two of splits) per step: narrow column blocks take all of a
+  // long request's splits at once (B=1: 128 splits x 32 columns), since
+  // each step is a round trip to memory.
   int splitBlock = 1;
-  while (splitBlock < std::min(splits, 32))
+  while (splitBlock <
+         std::min<int64_t>(splits, kStage2BlockValues / shape.columnBlock))
     splitBlock *= 2;
   Kernel::Constexprs stage2 = {{"H", h},
                                {"R", r},
                                {"SPLITS", s},
                                {"SPLIT_BLOCK", std::to_string(splitBlock)},
-                               {"R_BLOCK", std::to_string(stage2ColumnBlock())},
+                               {"R_BLOCK", std::to_string(shape.columnBlock)},
                                {"CHUNK_ALIGN", chunkAlign},
                                {"T", t},
                                {"LSE_T", dtypeName(lseDtype)}};
   // 4 warps (8 with warpgroup tiles; 2 in launches of two programs per SM
-  // and more, see stage1Shape), 64-token steps (32 with 2 warps) in 2
+  // and more, see launchShape), 64-token steps (32 with 2 warps) in 2
   // pipeline stages: the fastest measured with mla-bench
   // --block-n/--stages/--warps on the H200.
   KernelOptions stage1Options;
@@ -478,9 +490,9 @@ void TritonMLAImpl::run(const TensorView &qNope, const TensorView &qPe,
                             B, splits, wsSplitRows));
   const bool tma = canStreamWithTma(kv);
   const int64_t headBlocks = cdiv(heads, headBlock());
+  const LaunchShape shape = launchShape(B, splits);
   const Kernels &kernels =
-      kernelsFor(pageSize, splits, dtype, lseType, tma,
-                 stage1Shape(B * headBlocks * int64_t(splits)));
+      kernelsFor(pageSize, splits, dtype, lseType, tma, shape);
   const char *qPeData =
       static_cast<const char *>(qPe.data) + qPeOffset * dtypeSize(dtype);
   char *wsO = static_cast<char *>(workspace->data());
@@ -501,7 +513,7 @@ void TritonMLAImpl::run(const TensorView &qNope, const TensorView &qPe,
        KernelArg::i32(sbt), KernelArg::f32(float(softmaxScale))},
       stream);
   kernels.stage2.launch(
-      {unsigned(B), unsigned(heads), unsigned(rank / stage2ColumnBlock())},
+      {unsigned(B), unsigned(heads), unsigned(rank / shape.columnBlock)},
       {KernelArg::pointer(wsO), KernelArg::pointer(wsLse),
        KernelArg::pointer(lens.data), KernelArg::pointer(o.data),
        KernelArg::pointer(lse ? lse->data : lseScratch->data()),

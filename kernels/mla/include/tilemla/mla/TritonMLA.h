@@ -183,6 +183,10 @@ public:
   /// streams faster with 4 warps and 64-token steps).
   static constexpr int kSharedTokenBlock = 32;
   static constexpr int kSharedWarps = 2;
+  /// Stage 2: the narrowest column block, and the most values (splits x
+  /// columns) one program merges per step.
+  static constexpr int64_t kMinStage2Columns = 32;
+  static constexpr int64_t kStage2BlockValues = 4096;
 
   /// The seed's constructor. Throws tilemla::Error with the seed's messages
   /// for what it refuses: alibi_slopes, sliding_window or logits_soft_cap
@@ -246,17 +250,19 @@ private:
   struct Kernels {
     Kernel stage1, stage2;
   };
-  /// Stage 1's tokens per step and warps for a launch of `programs`
-  /// programs.
-  struct Stage1Shape {
+  /// What a batch's launches look like: stage 1's tokens per step and
+  /// warps, stage 2's output columns per program.
+  struct LaunchShape {
     int tokenBlock, warps;
-    bool operator<(const Stage1Shape &o) const {
-      return std::tie(tokenBlock, warps) < std::tie(o.tokenBlock, o.warps);
+    int64_t columnBlock;
+    bool operator<(const LaunchShape &o) const {
+      return std::tie(tokenBlock, warps, columnBlock) <
+             std::tie(o.tokenBlock, o.warps, o.columnBlock);
     }
   };
-  Stage1Shape stage1Shape(int64_t programs) const;
+  LaunchShape launchShape(int64_t batch, int splits) const;
   const Kernels &kernelsFor(int64_t pageSize, int splits, DType dtype,
-                            DType lseDtype, bool tma, Stage1Shape shape);
+                            DType lseDtype, bool tma, LaunchShape shape);
   int tokenBlock() const {
     return opts.tokenBlock ? opts.tokenBlock : kTokenBlock;
   }
@@ -276,8 +282,6 @@ private:
                ? kWarpgroupWarps
                : kStage1Warps;
   }
-  /// Output columns per stage-2 program (R is a power of two).
-  int64_t stage2ColumnBlock() const { return std::min<int64_t>(rank, 128); }
   /// Byte offset of the log-sum-exps in the workspace (16-byte aligned).
   size_t wsLseOffset() const {
     return size_t(wsSplitRows) * size_t(heads) * size_t(rank) * sizeof(float);
@@ -291,7 +295,7 @@ private:
   int numSMs = 132;
   bool warpgroupTiles = false; ///< the device runs wgmma (sm_90a)
   std::unique_ptr<DeviceBuffer> workspace, lseScratch;
-  std::map<std::tuple<int64_t, int, DType, DType, bool, Stage1Shape>, Kernels>
+  std::map<std::tuple<int64_t, int, DType, DType, bool, LaunchShape>, Kernels>
       kernelCache;
 };
 
