@@ -61,11 +61,11 @@ SmallVector<Value> loadMatrices(OpBuilder &b, Location loc, Value address,
   return unpackStruct(b, loc, loaded);
 }
 
-struct MmaDotOpConversion : OpConversionPattern<DotOp> {
+/// Benefit 2: tried before the FMA dot lowering.
+struct MmaDotOpConversion : TargetPattern<DotOp> {
   MmaDotOpConversion(TypeConverter &converter, MLIRContext *context,
                      const TargetInfo &target)
-      : OpConversionPattern(converter, context, /*benefit=*/2), target(target) {
-  }
+      : TargetPattern(converter, context, target, /*benefit=*/2) {}
 
   LogicalResult
   matchAndRewrite(DotOp op, OpAdaptor adaptor,
@@ -288,9 +288,6 @@ struct MmaDotOpConversion : OpConversionPattern<DotOp> {
                                       acc));
     return success();
   }
-
-private:
-  const TargetInfo &target;
 };
 } // namespace
 

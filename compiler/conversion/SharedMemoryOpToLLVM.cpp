@@ -17,13 +17,6 @@ using namespace mlir;
 using namespace mlir::tile;
 
 namespace {
-Value stageBase(OpBuilder &b, Location loc, Value buffer, SharedBufferType type,
-                Value stage, Type elemType) {
-  Value index = LLVM::MulOp::create(
-      b, loc, stage, i32Constant(b, loc, type.getStageElements()));
-  return sharedElementPtr(b, loc, buffer, elemType, index);
-}
-
 struct LocalAllocOpConversion : TargetPattern<LocalAllocOp> {
   using TargetPattern::TargetPattern;
 

@@ -33,16 +33,6 @@ Value barrierAt(OpBuilder &b, Location loc, Value barriers, Value index) {
                              barriers, index);
 }
 
-Value stageBytesBase(OpBuilder &b, Location loc, Value buffer,
-                     SharedBufferType type, Value stage) {
-  int64_t stageBytes = type.getStageElements() *
-                       (type.getElementType().getIntOrFloatBitWidth() / 8);
-  Value offset =
-      LLVM::MulOp::create(b, loc, stage, i32Constant(b, loc, stageBytes));
-  return LLVM::GEPOp::create(b, loc, buffer.getType(), b.getI8Type(), buffer,
-                             offset);
-}
-
 struct DescFieldsOpConversion : OpConversionPattern<DescFieldsOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -116,8 +106,8 @@ struct TmaCopyOpConversion : OpConversionPattern<TmaCopyOp> {
         rewriter, loc, Type(), barrier,
         i32Constant(rewriter, loc, panels * panelBytes),
         NVVM::MemScopeKind::CTA, /*relaxed=*/false, issuer);
-    Value stage = stageBytesBase(rewriter, loc, adaptor.getBuffer(), type,
-                                 adaptor.getStage());
+    Value stage = stageBase(rewriter, loc, adaptor.getBuffer(), type,
+                            adaptor.getStage(), type.getElementType());
     for (int64_t panel = 0; panel < panels; ++panel) {
       Value dst = LLVM::GEPOp::create(
           rewriter, loc, stage.getType(), rewriter.getI8Type(), stage,
@@ -178,8 +168,8 @@ struct ZeroRowsOpConversion : TargetPattern<ZeroRowsOp> {
                              i32Constant(rewriter, loc, rows));
     auto ifOp = scf::IfOp::create(rewriter, loc, partial, /*else=*/false);
     OpBuilder b = ifOp.getThenBodyBuilder();
-    Value stage =
-        stageBytesBase(b, loc, adaptor.getBuffer(), type, adaptor.getStage());
+    Value stage = stageBase(b, loc, adaptor.getBuffer(), type,
+                            adaptor.getStage(), type.getElementType());
     Value tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
     auto vecType = VectorType::get({4}, b.getI32Type());
     Value zeros = LLVM::ZeroOp::create(b, loc, vecType);

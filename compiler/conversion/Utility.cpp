@@ -302,6 +302,13 @@ Value mlir::tile::sharedElementPtr(OpBuilder &builder, Location loc, Value base,
                              ArrayRef<LLVM::GEPArg>{index});
 }
 
+Value mlir::tile::stageBase(OpBuilder &builder, Location loc, Value buffer,
+                            SharedBufferType type, Value stage, Type elemType) {
+  Value index = LLVM::MulOp::create(
+      builder, loc, stage, i32Constant(builder, loc, type.getStageElements()));
+  return sharedElementPtr(builder, loc, buffer, elemType, index);
+}
+
 unsigned mlir::tile::getScratchBytes(Operation *op) {
   auto bytesOf = [](Type type) {
     auto tensor = cast<RankedTensorType>(type);

@@ -36,11 +36,11 @@ uint64_t swizzleMode(int64_t swizzle) {
   return swizzle == 128 ? 1 : swizzle == 64 ? 2 : 3;
 }
 
-struct WgmmaDotOpConversion : OpConversionPattern<DotOp> {
+/// Benefit 2: tried before the FMA dot lowering.
+struct WgmmaDotOpConversion : TargetPattern<DotOp> {
   WgmmaDotOpConversion(TypeConverter &converter, MLIRContext *context,
                        const TargetInfo &target)
-      : OpConversionPattern(converter, context, /*benefit=*/2), target(target) {
-  }
+      : TargetPattern(converter, context, target, /*benefit=*/2) {}
 
   LogicalResult
   matchAndRewrite(DotOp op, OpAdaptor adaptor,
@@ -240,8 +240,6 @@ private:
     return SharedOperand{LLVM::PtrToIntOp::create(rewriter, loc, i32, base),
                          layout.swizzle, rows * layout.swizzle};
   }
-
-  const TargetInfo &target;
 };
 } // namespace
 

@@ -38,8 +38,9 @@ public:
 template <typename SourceOp>
 struct TargetPattern : OpConversionPattern<SourceOp> {
   TargetPattern(TypeConverter &converter, MLIRContext *context,
-                const TargetInfo &target)
-      : OpConversionPattern<SourceOp>(converter, context), target(target) {}
+                const TargetInfo &target, PatternBenefit benefit = 1)
+      : OpConversionPattern<SourceOp>(converter, context, benefit),
+        target(target) {}
 
 protected:
   const TargetInfo &target;
@@ -112,6 +113,10 @@ Value getSharedBase(OpBuilder &builder, Location loc, Operation *op);
 /// Address of element `index` of `elemType` in the scratch at `base`.
 Value sharedElementPtr(OpBuilder &builder, Location loc, Value base,
                        Type elemType, Value index);
+/// The first element of stage `stage` of `buffer` (a `!tile.smem` lowered
+/// to its base pointer), addressed in elements of `elemType`.
+Value stageBase(OpBuilder &builder, Location loc, Value buffer,
+                SharedBufferType type, Value stage, Type elemType);
 /// Bytes one element of `type` takes in shared memory.
 unsigned getSharedElementBytes(Type elemType);
 /// Scratch bytes the op needs while it runs, 0 if none.
