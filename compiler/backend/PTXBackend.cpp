@@ -32,7 +32,8 @@ void initializeNVPTX() {
   });
 }
 
-Expected<std::unique_ptr<TargetMachine>> createTargetMachine(StringRef arch) {
+Expected<std::unique_ptr<TargetMachine>>
+createTargetMachine(const GpuTarget &gpu) {
   initializeNVPTX();
   Triple triple(kTriple);
   std::string error;
@@ -40,21 +41,22 @@ Expected<std::unique_ptr<TargetMachine>> createTargetMachine(StringRef arch) {
   if (!target)
     return createStringError(inconvertibleErrorCode(),
                              "NVPTX target unavailable: " + error);
-  std::string features = "+ptx" + std::to_string(kPTXVersion);
+  std::string features = "+ptx" + std::to_string(gpu.ptxVersion());
   TargetOptions options;
-  std::unique_ptr<TargetMachine> machine(
-      target->createTargetMachine(triple, arch, features, options, Reloc::PIC_,
-                                  std::nullopt, CodeGenOptLevel::Aggressive));
+  std::unique_ptr<TargetMachine> machine(target->createTargetMachine(
+      triple, gpu.name(), features, options, Reloc::PIC_, std::nullopt,
+      CodeGenOptLevel::Aggressive));
   if (!machine)
     return createStringError(inconvertibleErrorCode(),
                              "cannot create an NVPTX target machine for " +
-                                 arch.str());
+                                 gpu.name());
   return std::move(machine);
 }
 } // namespace
 
-Expected<std::unique_ptr<Module>>
-translateToLLVMIR(mlir::ModuleOp module, LLVMContext &context, StringRef arch) {
+Expected<std::unique_ptr<Module>> translateToLLVMIR(mlir::ModuleOp module,
+                                                    LLVMContext &context,
+                                                    const GpuTarget &target) {
   mlir::DialectRegistry registry;
   mlir::registerBuiltinDialectTranslation(registry);
   mlir::registerLLVMDialectTranslation(registry);
@@ -65,7 +67,7 @@ translateToLLVMIR(mlir::ModuleOp module, LLVMContext &context, StringRef arch) {
   if (!llvmModule)
     return createStringError(inconvertibleErrorCode(),
                              "translation to LLVM IR failed");
-  auto machine = createTargetMachine(arch);
+  auto machine = createTargetMachine(target);
   if (!machine)
     return machine.takeError();
   llvmModule->setTargetTriple(Triple(kTriple));
@@ -73,8 +75,8 @@ translateToLLVMIR(mlir::ModuleOp module, LLVMContext &context, StringRef arch) {
   return std::move(llvmModule);
 }
 
-Error optimizeLLVMIR(Module &module, StringRef arch) {
-  auto machine = createTargetMachine(arch);
+Error optimizeLLVMIR(Module &module, const GpuTarget &target) {
+  auto machine = createTargetMachine(target);
   if (!machine)
     return machine.takeError();
   LoopAnalysisManager loops;
@@ -93,8 +95,8 @@ Error optimizeLLVMIR(Module &module, StringRef arch) {
   return Error::success();
 }
 
-Expected<std::string> emitPTX(Module &module, StringRef arch) {
-  auto machine = createTargetMachine(arch);
+Expected<std::string> emitPTX(Module &module, const GpuTarget &target) {
+  auto machine = createTargetMachine(target);
   if (!machine)
     return machine.takeError();
   std::string ptx;

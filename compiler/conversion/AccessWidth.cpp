@@ -219,8 +219,9 @@ void mlir::tile::annotateAccessWidths(ModuleOp module) {
     AxisInfoAnalysis analysis;
     for (BlockArgument arg : func.getArguments()) {
       AxisInfo info;
-      if (auto div = func.getArgAttrOfType<IntegerAttr>(arg.getArgNumber(),
-                                                        kDivisibilityAttr))
+      if (auto div = func.getArgAttrOfType<IntegerAttr>(
+              arg.getArgNumber(),
+              TileDialect::DivisibilityAttrHelper::getNameStr()))
         info.divisibility = div.getInt();
       else if (isa<PointerType>(arg.getType()))
         info.divisibility = kDefaultPointerAlignment;
@@ -237,14 +238,15 @@ void mlir::tile::annotateAccessWidths(ModuleOp module) {
         width = widthFor(op, copy.getPtr(), copy.getMask(), analysis);
       if (width)
         op->setAttr(
-            kAccessWidthAttr,
+            TileDialect::AccessWidthAttrHelper::getNameStr(),
             IntegerAttr::get(IntegerType::get(op->getContext(), 32), width));
     });
   });
 }
 
 unsigned mlir::tile::getAccessWidth(Operation *op) {
-  if (auto width = op->getAttrOfType<IntegerAttr>(kAccessWidthAttr))
+  if (auto width = op->getAttrOfType<IntegerAttr>(
+          TileDialect::AccessWidthAttrHelper::getNameStr()))
     return width.getInt();
   return 1;
 }

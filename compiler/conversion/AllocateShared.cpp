@@ -4,7 +4,7 @@
 
 namespace mlir::tile {
 #define GEN_PASS_DEF_TILEALLOCATESHARED
-#include "tilemla/Transforms/ConversionPasses.h.inc"
+#include "tilemla/Conversion/Passes.h.inc"
 } // namespace mlir::tile
 
 using namespace mlir;
@@ -34,15 +34,25 @@ void markStagedOperandReuse(Block &block) {
     // (swizzled panels).
     if (previous && previous.getB() == dot.getB() &&
         isWarpgroupDot(previous) == isWarpgroupDot(dot))
-      dot->setAttr(kReuseStagedBAttr, UnitAttr::get(op.getContext()));
+      dot->setAttr(TileDialect::ReuseStagedBAttrHelper::getNameStr(),
+                   UnitAttr::get(op.getContext()));
     previous = dot;
   }
 }
 
 struct AllocateSharedPass
     : mlir::tile::impl::TileAllocateSharedBase<AllocateSharedPass> {
+  using TileAllocateSharedBase::TileAllocateSharedBase;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    std::optional<tilemla::GpuTarget> gpu = tilemla::GpuTarget::parse(arch);
+    if (!gpu) {
+      module.emitError() << "unknown target architecture '" << arch
+                         << "' (known: " << tilemla::GpuTarget::knownNames()
+                         << ")";
+      return signalPassFailure();
+    }
     unsigned bytes = 0, dotOperandBytes = 0;
     bool hasMmaDot = false, hasWgmmaDot = false;
     module.walk([&](Operation *op) {
@@ -60,7 +70,8 @@ struct AllocateSharedPass
     // Operands wgmma reads start where their swizzle pattern does.
     bytes = llvm::alignTo(bytes, hasWgmmaDot ? kSharedAlignment : 16);
     if (hasMmaDot) {
-      module->setAttr(kDotOperandOffsetAttr, IntegerAttr::get(i32, bytes));
+      module->setAttr(TileDialect::DotBOffsetAttrHelper::getNameStr(),
+                      IntegerAttr::get(i32, bytes));
       bytes += llvm::alignTo(dotOperandBytes, 16);
       module.walk([](func::FuncOp func) {
         for (Block &block : func.getBody())
@@ -83,7 +94,31 @@ struct AllocateSharedPass
       alloc.setOffset(bytes);
       bytes += 8 * alloc.getType().getCount();
     });
-    module->setAttr(kSharedBytesAttr, IntegerAttr::get(i32, bytes));
+    module->setAttr(TileDialect::SharedAttrHelper::getNameStr(),
+                    IntegerAttr::get(i32, bytes));
+    if (bytes > gpu->maxSharedBytes()) {
+      reportOverBudget(module, bytes, *gpu);
+      signalPassFailure();
+    }
+  }
+
+  /// A kernel that cannot launch on its target is a compile error, named
+  /// with its kernel and its bytes, rather than a failed launch later.
+  static void reportOverBudget(ModuleOp module, unsigned bytes,
+                               const tilemla::GpuTarget &gpu) {
+    Operation *where = module;
+    StringRef name = "module";
+    module.walk([&](func::FuncOp func) {
+      if (func->hasAttr(TileDialect::KernelAttrHelper::getNameStr())) {
+        where = func;
+        name = func.getName();
+      }
+    });
+    where->emitError() << "kernel '" << name << "' needs " << bytes
+                       << " bytes of shared memory; " << gpu.name()
+                       << " allows " << gpu.maxSharedBytes()
+                       << " per program (use smaller tiles or fewer "
+                          "pipeline stages)";
   }
 };
 } // namespace

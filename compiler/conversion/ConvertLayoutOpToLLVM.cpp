@@ -11,10 +11,8 @@ using namespace mlir;
 using namespace mlir::tile;
 
 namespace {
-struct ConvertLayoutOpConversion : OpConversionPattern<ConvertLayoutOp> {
-  ConvertLayoutOpConversion(TypeConverter &converter, MLIRContext *context,
-                            const TargetInfo &target)
-      : OpConversionPattern(converter, context), target(target) {}
+struct ConvertLayoutOpConversion : TargetPattern<ConvertLayoutOp> {
+  using TargetPattern::TargetPattern;
 
   LogicalResult
   matchAndRewrite(ConvertLayoutOp op, OpAdaptor adaptor,
@@ -55,8 +53,6 @@ struct ConvertLayoutOpConversion : OpConversionPattern<ConvertLayoutOp> {
                                       results));
     return success();
   }
-
-  const TargetInfo &target;
 };
 } // namespace
 

@@ -14,10 +14,8 @@ using namespace mlir;
 using namespace mlir::tile;
 
 namespace {
-struct FMADotOpConversion : OpConversionPattern<DotOp> {
-  FMADotOpConversion(TypeConverter &converter, MLIRContext *context,
-                     const TargetInfo &target)
-      : OpConversionPattern(converter, context), target(target) {}
+struct FMADotOpConversion : TargetPattern<DotOp> {
+  using TargetPattern::TargetPattern;
 
   LogicalResult
   matchAndRewrite(DotOp op, OpAdaptor adaptor,
@@ -86,9 +84,6 @@ struct FMADotOpConversion : OpConversionPattern<DotOp> {
                                       acc));
     return success();
   }
-
-private:
-  const TargetInfo &target;
 };
 } // namespace
 

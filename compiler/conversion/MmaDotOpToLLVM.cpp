@@ -125,7 +125,7 @@ struct MmaDotOpConversion : TargetPattern<DotOp> {
       // reuse_staged_b finds it there already, written by the previous dot.
       auto bOffset =
           op->getParentOfType<ModuleOp>()->getAttrOfType<IntegerAttr>(
-              kDotOperandOffsetAttr);
+              TileDialect::DotBOffsetAttrHelper::getNameStr());
       if (!bOffset)
         return op.emitOpError(
             "needs tile-allocate-shared to place its operands");
@@ -134,7 +134,9 @@ struct MmaDotOpConversion : TargetPattern<DotOp> {
           i32Constant(rewriter, loc, bOffset.getInt()));
       bStride = (transB ? tiles.k : tiles.n) + kRowPad;
     }
-    bool stageB = !bInShared && !op->hasAttr(kReuseStagedBAttr);
+    bool stageB =
+        !bInShared &&
+        !op->hasAttr(TileDialect::ReuseStagedBAttrHelper::getNameStr());
     if (!aInShared || stageB) {
       target.barrier(rewriter, loc);
       if (!aInShared)

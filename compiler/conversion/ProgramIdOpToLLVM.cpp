@@ -37,21 +37,16 @@ struct GridIndexOpConversion : OpConversionPattern<SourceOp> {
 /// griddepcontrol (sm_90+); older targets have no dependent launches, so
 /// there is nothing to wait for or to allow.
 template <typename SourceOp, NVVM::GridDepActionKind kind>
-struct GridDependencyOpConversion : OpConversionPattern<SourceOp> {
-  GridDependencyOpConversion(TypeConverter &converter, MLIRContext *context,
-                             const TargetInfo &target)
-      : OpConversionPattern<SourceOp>(converter, context), target(target) {}
+struct GridDependencyOpConversion : TargetPattern<SourceOp> {
+  using TargetPattern<SourceOp>::TargetPattern;
   LogicalResult
   matchAndRewrite(SourceOp op, typename SourceOp::Adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    if (target.getComputeCapability() >= 90)
+    if (this->target.getGpu().hasDependentLaunch())
       NVVM::GriddepcontrolOp::create(rewriter, op.getLoc(), kind);
     rewriter.eraseOp(op);
     return success();
   }
-
-private:
-  const TargetInfo &target;
 };
 } // namespace
 

@@ -30,10 +30,8 @@ Value combine(OpBuilder &builder, Location loc, ReduceKind kind, Value lhs,
   llvm_unreachable("unknown reduction");
 }
 
-struct ReduceOpConversion : OpConversionPattern<ReduceOp> {
-  ReduceOpConversion(TypeConverter &converter, MLIRContext *context,
-                     const TargetInfo &target)
-      : OpConversionPattern(converter, context), target(target) {}
+struct ReduceOpConversion : TargetPattern<ReduceOp> {
+  using TargetPattern::TargetPattern;
 
   LogicalResult
   matchAndRewrite(ReduceOp op, OpAdaptor adaptor,
@@ -164,8 +162,6 @@ private:
     }
     return result;
   }
-
-  const TargetInfo &target;
 };
 } // namespace
 

@@ -7,23 +7,6 @@
 using namespace mlir;
 using namespace mlir::tile;
 
-std::unique_ptr<TargetInfo> TargetInfo::create(StringRef arch) {
-  StringRef rest = arch;
-  if (!rest.consume_front("sm_"))
-    return nullptr;
-  auto info = std::make_unique<TargetInfo>();
-  info->arch = arch.str();
-  info->archSpecific = rest.consume_back("a");
-  if (rest.getAsInteger(10, info->computeCapability) ||
-      info->computeCapability < 80)
-    return nullptr;
-  return info;
-}
-
-unsigned TargetInfo::getMaxSharedBytes() const {
-  return computeCapability >= 90 ? 227 * 1024 : 163 * 1024;
-}
-
 Value TargetInfo::shuffleXor(OpBuilder &builder, Location loc, Value value,
                              unsigned mask) const {
   Type type = value.getType();

@@ -26,38 +26,39 @@
 
 namespace mlir::tile {
 #define GEN_PASS_DEF_CONVERTTILETOLLVM
-#include "tilemla/Transforms/ConversionPasses.h.inc"
+#include "tilemla/Conversion/Passes.h.inc"
 } // namespace mlir::tile
 
 using namespace mlir;
 using namespace mlir::tile;
 
 namespace {
-constexpr llvm::StringLiteral kKernelAttr = "tile.kernel";
-
 struct ConvertTileToLLVMPass
     : mlir::tile::impl::ConvertTileToLLVMBase<ConvertTileToLLVMPass> {
   using ConvertTileToLLVMBase::ConvertTileToLLVMBase;
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    std::unique_ptr<TargetInfo> target = TargetInfo::create(arch);
-    if (!target) {
-      module.emitError() << "unsupported target architecture '" << arch
-                         << "' (expected sm_80 or newer, e.g. sm_90a)";
+    std::optional<tilemla::GpuTarget> gpu = tilemla::GpuTarget::parse(arch);
+    if (!gpu) {
+      module.emitError() << "unknown target architecture '" << arch
+                         << "' (known: " << tilemla::GpuTarget::knownNames()
+                         << ")";
       return signalPassFailure();
     }
+    TargetInfo target(*gpu);
     annotateAccessWidths(module);
     markChainedWgmmaDots(module);
     SmallVector<std::string> kernels;
     module.walk([&](func::FuncOp func) {
-      if (func->hasAttr(kKernelAttr))
+      if (func->hasAttr(TileDialect::KernelAttrHelper::getNameStr()))
         kernels.push_back(func.getName().str());
       passDescriptorsByValue(func);
       for (unsigned i = 0; i < func.getNumArguments(); ++i)
-        func.removeArgAttr(i, kDivisibilityAttr);
+        func.removeArgAttr(i,
+                           TileDialect::DivisibilityAttrHelper::getNameStr());
     });
-    if (failed(lowerTensors(*target)) || failed(lowerStructuredControlFlow()) ||
+    if (failed(lowerTensors(target)) || failed(lowerStructuredControlFlow()) ||
         failed(lowerToLLVM()) || failed(lowerPtxOnlyOps()))
       return signalPassFailure();
     markKernels(kernels);
@@ -162,14 +163,15 @@ private:
   /// Kernels become PTX entry points sized for the program's warps.
   void markKernels(ArrayRef<std::string> kernels) {
     ModuleOp module = getOperation();
-    auto warps = module->getAttrOfType<IntegerAttr>(kNumWarpsAttr);
+    auto warps = module->getAttrOfType<IntegerAttr>(
+        TileDialect::NumWarpsAttrHelper::getNameStr());
     int32_t threads = (warps ? warps.getInt() : 4) * kWarpSize;
     Builder builder(&getContext());
     for (const std::string &name : kernels) {
       auto func = module.lookupSymbol<LLVM::LLVMFuncOp>(name);
       if (!func)
         continue;
-      func->removeAttr(kKernelAttr);
+      func->removeAttr(TileDialect::KernelAttrHelper::getNameStr());
       func->setAttr(NVVM::NVVMDialect::getKernelFuncAttrName(),
                     builder.getUnitAttr());
       func->setAttr(NVVM::NVVMDialect::getMaxntidAttrName(),

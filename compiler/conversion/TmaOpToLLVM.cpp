@@ -155,7 +155,7 @@ struct ZeroRowsOpConversion : TargetPattern<ZeroRowsOp> {
     if (!type.getSwizzle())
       return op.emitOpError("zeroes rows of swizzled buffers only");
     auto warps = op->getParentOfType<ModuleOp>()->getAttrOfType<IntegerAttr>(
-        kNumWarpsAttr);
+        TileDialect::NumWarpsAttrHelper::getNameStr());
     int64_t threads = (warps ? warps.getInt() : 4) * kWarpSize;
     int64_t rows = type.getRows();
     int64_t rowChunks = type.getSwizzle() / 16;

@@ -50,9 +50,9 @@ struct WgmmaDotOpConversion : TargetPattern<DotOp> {
       return rewriter.notifyMatchFailure(op, "not a wgmma dot");
     if (!isMmaCompatibleDot(op, mma))
       return op.emitOpError("does not fit the wgmma layout ") << mma;
-    if (!target.hasHopperFeatures())
+    if (!target.getGpu().hasWgmma())
       return op.emitOpError("wgmma needs sm_90a; the target is ")
-             << target.getArch();
+             << target.getGpu().name();
     Location loc = op.getLoc();
     RankedTensorType aType = op.getA().getType(), bType = op.getB().getType(),
                      accType = op.getType();
@@ -143,7 +143,7 @@ struct WgmmaDotOpConversion : TargetPattern<DotOp> {
     }
     // A chained dot's successor accumulates on the same registers: the
     // instructions stay ordered, and its wait covers both.
-    if (!op->hasAttr(kWgmmaInFlightAttr)) {
+    if (!op->hasAttr(TileDialect::WgmmaInFlightAttrHelper::getNameStr())) {
       NVVM::WgmmaGroupSyncAlignedOp::create(rewriter, loc);
       NVVM::WgmmaWaitGroupSyncOp::create(rewriter, loc, 0);
     }
@@ -219,7 +219,7 @@ private:
     Value base = getSharedBase(rewriter, loc, op);
     if (bOperand) {
       auto offset = op->getParentOfType<ModuleOp>()->getAttrOfType<IntegerAttr>(
-          kDotOperandOffsetAttr);
+          TileDialect::DotBOffsetAttrHelper::getNameStr());
       if (!offset)
         return op.emitOpError(
             "needs tile-allocate-shared to place its operands");
@@ -229,7 +229,8 @@ private:
     int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
     SharedTileLayout layout =
         SharedTileLayout::swizzled(rows, getWgmmaSwizzle(cols));
-    if (!bOperand || !op->hasAttr(kReuseStagedBAttr)) {
+    if (!bOperand ||
+        !op->hasAttr(TileDialect::ReuseStagedBAttrHelper::getNameStr())) {
       auto [lane, warp] = getLaneAndWarp(rewriter, loc);
       target.barrier(rewriter, loc); // earlier readers of the region are done
       stageTile(rewriter, loc, type, unpackStruct(rewriter, loc, converted),
@@ -256,7 +257,8 @@ void mlir::tile::markChainedWgmmaDots(ModuleOp module) {
     for (Operation *op = dot->getNextNode(); op != next; op = op->getNextNode())
       if (!isMemoryEffectFree(op))
         return;
-    dot->setAttr(kWgmmaInFlightAttr, UnitAttr::get(dot.getContext()));
+    dot->setAttr(TileDialect::WgmmaInFlightAttrHelper::getNameStr(),
+                 UnitAttr::get(dot.getContext()));
   });
 }
 

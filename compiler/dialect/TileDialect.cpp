@@ -3,6 +3,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Transforms/InliningUtils.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -54,6 +55,101 @@ void TileDialect::initialize() {
 Operation *TileDialect::materializeConstant(OpBuilder &builder, Attribute value,
                                             Type type, Location loc) {
   return arith::ConstantOp::materialize(builder, value, type, loc);
+}
+
+//===----------------------------------------------------------------------===//
+// Discardable attributes (declared in TileDialect.td)
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Where a discardable attribute may sit and what it holds, in words for the
+/// diagnostics.
+struct AttrRule {
+  llvm::StringLiteral name;
+  const char *holder;
+  bool (*holderMatches)(Operation *);
+  const char *value;
+  bool (*valueMatches)(Attribute);
+};
+
+bool isUnit(Attribute a) { return isa<UnitAttr>(a); }
+bool isPositiveInt(Attribute a) {
+  auto i = dyn_cast<IntegerAttr>(a);
+  return i && i.getType().isSignlessInteger() && i.getInt() > 0;
+}
+bool isNonNegativeInt(Attribute a) {
+  auto i = dyn_cast<IntegerAttr>(a);
+  return i && i.getType().isSignlessInteger() && i.getInt() >= 0;
+}
+bool isFunction(Operation *op) { return isa<FunctionOpInterface>(op); }
+bool isModule(Operation *op) { return isa<ModuleOp>(op); }
+bool isLoop(Operation *op) { return isa<scf::ForOp>(op); }
+bool isDot(Operation *op) { return isa<DotOp>(op); }
+bool isGlobalAccess(Operation *op) {
+  return isa<LoadOp, StoreOp, AsyncCopyOp>(op);
+}
+
+const AttrRule kOperationAttrRules[] = {
+    {TileDialect::KernelAttrHelper::getNameStr(), "a function", isFunction,
+     "a unit attribute", isUnit},
+    {TileDialect::NumStagesAttrHelper::getNameStr(), "an scf.for loop", isLoop,
+     "a positive integer", isPositiveInt},
+    {TileDialect::NumWarpsAttrHelper::getNameStr(), "the module", isModule,
+     "a positive integer", isPositiveInt},
+    {TileDialect::SharedAttrHelper::getNameStr(), "the module", isModule,
+     "a non-negative integer", isNonNegativeInt},
+    {TileDialect::DotBOffsetAttrHelper::getNameStr(), "the module", isModule,
+     "a non-negative integer", isNonNegativeInt},
+    {TileDialect::AccessWidthAttrHelper::getNameStr(),
+     "tile.load, tile.store or tile.async_copy", isGlobalAccess,
+     "a positive integer", isPositiveInt},
+    {TileDialect::ReuseStagedBAttrHelper::getNameStr(), "tile.dot", isDot,
+     "a unit attribute", isUnit},
+    {TileDialect::WgmmaInFlightAttrHelper::getNameStr(), "tile.dot", isDot,
+     "a unit attribute", isUnit},
+};
+} // namespace
+
+LogicalResult TileDialect::verifyOperationAttribute(Operation *op,
+                                                    NamedAttribute attribute) {
+  StringRef name = attribute.getName().strref();
+  for (const AttrRule &rule : kOperationAttrRules) {
+    if (name != rule.name)
+      continue;
+    if (!rule.holderMatches(op))
+      return op->emitError() << "'" << name << "' belongs on " << rule.holder;
+    if (!rule.valueMatches(attribute.getValue()))
+      return op->emitError() << "'" << name << "' must be " << rule.value
+                             << ", got " << attribute.getValue();
+    return success();
+  }
+  if (name == ConstexprAttrHelper::getNameStr() ||
+      name == DivisibilityAttrHelper::getNameStr())
+    return op->emitError() << "'" << name << "' belongs on a function argument";
+  return op->emitError() << "unknown tile dialect attribute '" << name << "'";
+}
+
+LogicalResult TileDialect::verifyRegionArgAttribute(Operation *op, unsigned,
+                                                    unsigned argIndex,
+                                                    NamedAttribute attribute) {
+  StringRef name = attribute.getName().strref();
+  Attribute value = attribute.getValue();
+  if (!isFunction(op))
+    return op->emitError() << "'" << name << "' belongs on a function argument";
+  if (name == ConstexprAttrHelper::getNameStr()) {
+    if (!isa<TypedAttr>(value))
+      return op->emitError() << "'" << name << "' of argument #" << argIndex
+                             << " must be a typed constant, got " << value;
+    return success();
+  }
+  if (name == DivisibilityAttrHelper::getNameStr()) {
+    if (!isPositiveInt(value))
+      return op->emitError() << "'" << name << "' of argument #" << argIndex
+                             << " must be a positive integer, got " << value;
+    return success();
+  }
+  return op->emitError() << "'" << name
+                         << "' is not a tile dialect argument attribute";
 }
 
 //===----------------------------------------------------------------------===//

@@ -2,19 +2,22 @@
 #include "tilemla/Driver/Compiler.h"
 
 #include "tilemla/Backend/PTXBackend.h"
-#include "tilemla/Conversion/Utility.h"
+#include "tilemla/Dialect/TileDialect.h"
+#include "tilemla/Driver/Pipeline.h"
 #include "tilemla/Frontend/AST.h"
 #include "tilemla/Frontend/MLIRGen.h"
 #include "tilemla/Frontend/Parser.h"
-#include "tilemla/Transforms/Passes.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassInstrumentation.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 
 using namespace mlir;
@@ -158,42 +161,118 @@ OwningOpRef<ModuleOp> generateTileIR(const SourceFile &file,
   return module;
 }
 
-/// Records what the caller knows of the runtime arguments (after constexpr
-/// arguments are gone, so indices match the launch's arguments): integers
-/// equal to 1 become that constant, other facts become argument attributes.
-void applyArgFacts(ModuleOp module, const CompileOptions &options) {
-  module->walk([&](func::FuncOp func) {
-    if (!func->hasAttr("tile.kernel"))
-      return;
-    OpBuilder builder(func.getContext());
-    builder.setInsertionPointToStart(&func.getBody().front());
-    const std::vector<unsigned> &divisibility = options.argDivisibility;
-    for (unsigned i = 0; i < func.getNumArguments(); ++i) {
-      BlockArgument arg = func.getArgument(i);
-      auto intType = dyn_cast<IntegerType>(arg.getType());
-      if (intType && i < options.argIsOne.size() && options.argIsOne[i]) {
-        arg.replaceAllUsesWith(arith::ConstantOp::create(
-            builder, func.getLoc(), builder.getIntegerAttr(intType, 1)));
-        continue;
-      }
-      if (i < divisibility.size() && divisibility[i])
-        func.setArgAttr(i, "tile.divisibility",
-                        builder.getI64IntegerAttr(divisibility[i]));
+/// Where `options.dumpDirectory` asks for them, the files each stage of one
+/// compile is written to; the MLIR stages are printed by the pass manager's
+/// IR-printing instrumentation after each stage's last pass.
+class StageDumps {
+public:
+  explicit StageDumps(const std::string &folder) : folder(folder) {
+    if (!folder.empty())
+      llvm::sys::fs::create_directories(folder);
+  }
+  bool enabled() const { return !folder.empty(); }
+
+  /// A stream for `stage`'s file, or null when not dumping (or unwritable).
+  llvm::raw_ostream *stream(EmitStage stage) {
+    if (!enabled())
+      return nullptr;
+    auto &file = files[unsigned(stage)];
+    if (!file) {
+      llvm::SmallString<256> path(folder);
+      llvm::sys::path::append(path, kFileNames[unsigned(stage)]);
+      std::error_code error;
+      file = std::make_unique<llvm::raw_fd_ostream>(path, error);
+      if (error)
+        file = nullptr;
     }
-  });
+    return file.get();
+  }
+
+private:
+  static constexpr const char *kFileNames[] = {
+      "0-ast.txt",   "1-tile.mlir", "2-tile-gpu.mlir",
+      "3-llvm.mlir", "4-llvm.ll",   "5-kernel.ptx"};
+  std::string folder;
+  std::unique_ptr<llvm::raw_fd_ostream> files[std::size(kFileNames)];
+};
+
+/// The last pass of each MLIR stage in one pass manager: where a stage's IR
+/// is complete.
+using StageEnds = llvm::SmallVector<std::pair<Pass *, EmitStage>>;
+
+void markStageEnd(OpPassManager &pm, EmitStage stage, StageEnds &ends) {
+  Pass *last = nullptr;
+  for (Pass &pass : pm.getPasses())
+    last = &pass;
+  ends.push_back({last, stage});
 }
 
+std::optional<EmitStage> stageEndingAt(const StageEnds &ends, Pass *pass) {
+  for (const auto &[last, stage] : ends)
+    if (last == pass)
+      return stage;
+  return std::nullopt;
+}
+
+/// Prints the module into its stage's dump file after each stage's last pass.
+class StageDumpConfig : public PassManager::IRPrinterConfig {
+public:
+  StageDumpConfig(const StageEnds &ends, StageDumps &dumps)
+      : IRPrinterConfig(/*printModuleScope=*/true), ends(ends), dumps(dumps) {}
+
+  void printAfterIfEnabled(Pass *pass, Operation *,
+                           PrintCallbackFn print) override {
+    if (std::optional<EmitStage> stage = stageEndingAt(ends, pass))
+      if (llvm::raw_ostream *out = dumps.stream(*stage))
+        print(*out);
+  }
+
+private:
+  const StageEnds &ends;
+  StageDumps &dumps;
+};
+
+/// Describes the kernel's signature for the runtime when the tile-gpu stage
+/// ends: constexprs are gone, TMA boxes are chosen, types are still tile's.
+class SignatureInstrumentation : public PassInstrumentation {
+public:
+  SignatureInstrumentation(const StageEnds &ends, CompiledKernel &kernel)
+      : ends(ends), kernel(kernel) {}
+
+  void runAfterPass(Pass *pass, Operation *op) override {
+    if (stageEndingAt(ends, pass) != EmitStage::TileGPU)
+      return;
+    cast<ModuleOp>(op).walk([&](func::FuncOp func) {
+      if (!func->hasAttr(tile::TileDialect::KernelAttrHelper::getNameStr()))
+        return;
+      kernel.name = func.getName().str();
+      for (Type type : func.getArgumentTypes())
+        if (auto param = describeParam(type))
+          kernel.params.push_back(*param);
+      describeTmaBoxes(func, kernel.params);
+    });
+  }
+
+private:
+  const StageEnds &ends;
+  CompiledKernel &kernel;
+};
+
 /// Runs the pipeline until `stop`, printing that stage to `out` when given.
-/// Fills `kernel` when the pipeline reaches PTX.
+/// Fills `kernel` when the pipeline reaches PTX. Each pass runs once; the
+/// dumps `options.dumpDirectory` asks for come from the same run.
 bool runPipeline(const SourceFile &file, const CompileOptions &options,
                  EmitStage stop, llvm::raw_ostream *out,
                  llvm::raw_ostream &errs, CompiledKernel *kernel) {
+  StageDumps dumps(options.dumpDirectory);
   DiagnosticEngine diags(&file);
   std::unique_ptr<ModuleAST> ast = parseSource(file, diags);
   if (!ast || diags.hasErrors()) {
     diags.print(errs);
     return false;
   }
+  if (llvm::raw_ostream *dump = dumps.stream(EmitStage::AST))
+    dumpAST(*ast, *dump);
   if (stop == EmitStage::AST) {
     if (out)
       dumpAST(*ast, *out);
@@ -210,74 +289,63 @@ bool runPipeline(const SourceFile &file, const CompileOptions &options,
     return false;
   SourceDiagnostics handler(file, context, errs);
 
-  struct Step {
-    EmitStage stage;
-    void (*build)(OpPassManager &, const CompileOptions &);
-  };
-  const Step steps[] = {
-      {EmitStage::Tile, [](OpPassManager &pm,
-                           const CompileOptions &) { buildTilePipeline(pm); }},
-      {EmitStage::TileGPU,
-       [](OpPassManager &pm, const CompileOptions &o) {
-         buildTileGPUPipeline(pm, o.numWarps, o.arch);
-       }},
-      {EmitStage::LLVMMLIR, [](OpPassManager &pm, const CompileOptions &o) {
-         buildLLVMPipeline(pm, o.arch);
-       }}};
-  for (const Step &step : steps) {
-    if (step.stage == EmitStage::LLVMMLIR && kernel) {
-      // The runtime's view of the signature, once constexprs are gone.
-      module->walk([&](func::FuncOp func) {
-        if (!func->hasAttr("tile.kernel"))
-          return;
-        kernel->name = func.getName().str();
-        for (Type type : func.getArgumentTypes())
-          if (auto param = describeParam(type))
-            kernel->params.push_back(*param);
-        describeTmaBoxes(func, kernel->params);
-      });
-    }
-    PassManager pm(&context);
-    step.build(pm, options);
-    if (failed(pm.run(*module)))
-      return false;
-    if (step.stage == EmitStage::Tile)
-      applyArgFacts(*module, options);
-    if (stop == step.stage) {
-      if (out)
-        module->print(*out);
-      return true;
-    }
+  PassManager pm(&context);
+  StageEnds ends;
+  buildTilePipeline(pm, options.argFacts);
+  markStageEnd(pm, EmitStage::Tile, ends);
+  if (stop >= EmitStage::TileGPU) {
+    buildTileGPUPipeline(pm, options.numWarps, options.target);
+    markStageEnd(pm, EmitStage::TileGPU, ends);
+  }
+  if (stop >= EmitStage::LLVMMLIR) {
+    buildLLVMPipeline(pm, options.target);
+    markStageEnd(pm, EmitStage::LLVMMLIR, ends);
+  }
+  if (dumps.enabled())
+    pm.enableIRPrinting(std::make_unique<StageDumpConfig>(ends, dumps));
+  if (kernel)
+    pm.addInstrumentation(
+        std::make_unique<SignatureInstrumentation>(ends, *kernel));
+  if (failed(pm.run(*module)))
+    return false;
+  if (stop <= EmitStage::LLVMMLIR) {
+    if (out)
+      module->print(*out);
+    return true;
   }
 
   llvm::LLVMContext llvmContext;
-  auto llvmModule = translateToLLVMIR(*module, llvmContext, options.arch);
+  auto llvmModule = translateToLLVMIR(*module, llvmContext, options.target);
   if (!llvmModule) {
     errs << "error: " << llvm::toString(llvmModule.takeError()) << "\n";
     return false;
   }
-  if (llvm::Error error = optimizeLLVMIR(**llvmModule, options.arch)) {
+  if (llvm::Error error = optimizeLLVMIR(**llvmModule, options.target)) {
     errs << "error: " << llvm::toString(std::move(error)) << "\n";
     return false;
   }
+  if (llvm::raw_ostream *dump = dumps.stream(EmitStage::LLVMIR))
+    (*llvmModule)->print(*dump, nullptr);
   if (stop == EmitStage::LLVMIR) {
     if (out)
       (*llvmModule)->print(*out, nullptr);
     return true;
   }
-  auto ptx = emitPTX(**llvmModule, options.arch);
+  auto ptx = emitPTX(**llvmModule, options.target);
   if (!ptx) {
     errs << "error: " << llvm::toString(ptx.takeError()) << "\n";
     return false;
   }
+  if (llvm::raw_ostream *dump = dumps.stream(EmitStage::PTX))
+    *dump << *ptx;
   if (out)
     *out << *ptx;
   if (kernel) {
     kernel->ptx = std::move(*ptx);
-    kernel->arch = options.arch;
+    kernel->target = options.target;
     kernel->numWarps = options.numWarps;
-    if (auto shared =
-            (*module)->getAttrOfType<IntegerAttr>(tile::kSharedBytesAttr))
+    if (auto shared = (*module)->getAttrOfType<IntegerAttr>(
+            tile::TileDialect::SharedAttrHelper::getNameStr()))
       kernel->sharedBytes = shared.getInt();
   }
   return true;
@@ -316,12 +384,9 @@ OwningOpRef<ModuleOp> compileToTileIR(const SourceFile &file,
     return nullptr;
   SourceDiagnostics handler(file, context, errStream);
   PassManager pm(&context);
-  buildTilePipeline(pm);
-  // The interpreter reads descriptors through their fields.
-  pm.addPass(tile::createTileLowerDescriptorLoads());
+  buildInterpreterPipeline(pm, options.argFacts);
   if (failed(pm.run(*module)))
     return nullptr;
-  applyArgFacts(*module, options);
   return module;
 }
 } // namespace tilemla

@@ -1,6 +1,7 @@
 //===- Pipeline.cpp - dialects, passes and the pipelines between stages ---===//
+#include "tilemla/Driver/Pipeline.h"
+
 #include "tilemla/Conversion/Passes.h"
-#include "tilemla/Driver/Compiler.h"
 #include "tilemla/Transforms/Passes.h"
 
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
@@ -21,25 +22,31 @@ void registerTileDialects(DialectRegistry &registry) {
   func::registerInlinerExtension(registry);
 }
 
-void buildTilePipeline(OpPassManager &pm) {
+void buildTilePipeline(OpPassManager &pm, ArrayRef<ArgFact> argFacts) {
   pm.addPass(tile::createTileSpecializeConstexprs());
   pm.addPass(createInlinerPass());
   pm.addPass(createSymbolDCEPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addPass(createCanonicalizerPass()); // folds what CSE made identical
+  tile::TileApplyArgFactsOptions facts;
+  for (unsigned i = 0; i < argFacts.size(); ++i) {
+    facts.divisibility.push_back(argFacts[i].divisibility);
+    if (argFacts[i].isOne)
+      facts.ones.push_back(i);
+  }
+  pm.addPass(tile::createTileApplyArgFacts(facts));
 }
 
 void buildTileGPUPipeline(OpPassManager &pm, unsigned numWarps,
-                          StringRef arch) {
-  bool hopper = arch == "sm_90a"; // wgmma and TMA
+                          const GpuTarget &target) {
   tile::TileLowerDescriptorLoadsOptions descriptors;
   descriptors.numWarps = numWarps;
-  descriptors.tma = hopper;
+  descriptors.tma = target.hasWgmma(); // TMA streams feed wgmma dots
   pm.addPass(tile::createTileLowerDescriptorLoads(descriptors));
   tile::TileAssignLayoutsOptions options;
   options.numWarps = numWarps;
-  options.warpgroups = hopper;
+  options.warpgroups = target.hasWgmma();
   pm.addPass(tile::createTileAssignLayouts(options));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -48,14 +55,22 @@ void buildTileGPUPipeline(OpPassManager &pm, unsigned numWarps,
   pm.addPass(createCSEPass());
 }
 
-void buildLLVMPipeline(OpPassManager &pm, StringRef arch) {
-  pm.addPass(tile::createTileAllocateShared());
+void buildLLVMPipeline(OpPassManager &pm, const GpuTarget &target) {
+  tile::TileAllocateSharedOptions shared;
+  shared.arch = target.name();
+  pm.addPass(tile::createTileAllocateShared(shared));
   tile::ConvertTileToLLVMOptions options;
-  options.arch = arch.str();
+  options.arch = target.name();
   pm.addPass(tile::createConvertTileToLLVM(options));
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+}
+
+void buildInterpreterPipeline(OpPassManager &pm, ArrayRef<ArgFact> argFacts) {
+  buildTilePipeline(pm, argFacts);
+  // The interpreter reads descriptors through their fields.
+  pm.addPass(tile::createTileLowerDescriptorLoads());
 }
 
 namespace {
@@ -66,6 +81,33 @@ struct GPUPipelineOptions : PassPipelineOptions<GPUPipelineOptions> {
 struct LLVMPipelineOptions : PassPipelineOptions<LLVMPipelineOptions> {
   Option<std::string> arch{*this, "arch", llvm::cl::init("sm_90a")};
 };
+
+using ErrorHandler = function_ref<LogicalResult(const Twine &)>;
+
+/// Registers a pipeline whose options name a target: an unknown one is an
+/// error of the pipeline's parser, like any malformed option.
+template <typename Options>
+void registerTargetPipeline(
+    StringRef name, StringRef description,
+    std::function<void(OpPassManager &, const Options &, const GpuTarget &)>
+        build) {
+  registerPassPipeline(
+      name, description,
+      [build](OpPassManager &pm, StringRef text, ErrorHandler error) {
+        Options options;
+        if (failed(options.parseFromString(text)))
+          return failure();
+        std::optional<GpuTarget> target = GpuTarget::parse(options.arch);
+        if (!target)
+          return error("unknown target architecture '" + options.arch +
+                       "' (known: " + GpuTarget::knownNames() + ")");
+        build(pm, options, *target);
+        return success();
+      },
+      [](function_ref<void(const detail::PassOptions &)> print) {
+        print(Options());
+      });
+}
 } // namespace
 
 void registerTilePasses() {
@@ -73,17 +115,21 @@ void registerTilePasses() {
   tile::registerTileConversionPasses();
   PassPipelineRegistration<>("tile-pipeline",
                              "tile IR cleanup: specialize, inline, fold",
-                             buildTilePipeline);
-  PassPipelineRegistration<GPUPipelineOptions>(
+                             [](OpPassManager &pm) { buildTilePipeline(pm); });
+  PassPipelineRegistration<>(
+      "tile-interpreter-pipeline",
+      "source IR -> the tile IR the interpreter runs",
+      [](OpPassManager &pm) { buildInterpreterPipeline(pm, {}); });
+  registerTargetPipeline<GPUPipelineOptions>(
       "tile-gpu-pipeline", "tile IR -> tile-gpu IR (layouts)",
-      [](OpPassManager &pm, const GPUPipelineOptions &options) {
-        buildTileGPUPipeline(pm, options.numWarps, options.arch);
+      [](OpPassManager &pm, const GPUPipelineOptions &options,
+         const GpuTarget &target) {
+        buildTileGPUPipeline(pm, options.numWarps, target);
       });
-  PassPipelineRegistration<LLVMPipelineOptions>(
+  registerTargetPipeline<LLVMPipelineOptions>(
       "tile-llvm-pipeline", "tile-gpu IR -> LLVM dialect + NVVM",
-      [](OpPassManager &pm, const LLVMPipelineOptions &options) {
-        buildLLVMPipeline(pm, options.arch);
-      });
+      [](OpPassManager &pm, const LLVMPipelineOptions &,
+         const GpuTarget &target) { buildLLVMPipeline(pm, target); });
 }
 } // namespace tilemla
 

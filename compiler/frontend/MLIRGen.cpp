@@ -258,7 +258,8 @@ LogicalResult MLIRGenImpl::genKernel(const FunctionAST &fn,
   builder.setInsertionPointToEnd(module.getBody());
   auto func = func::FuncOp::create(builder, loc(fn.loc), fn.name,
                                    builder.getFunctionType(argTypes, {}));
-  func->setAttr("tile.kernel", builder.getUnitAttr());
+  func->setAttr(tile::TileDialect::KernelAttrHelper::getNameStr(),
+                builder.getUnitAttr());
   usedSymbols.insert(fn.name);
   Block *entry = func.addEntryBlock();
   for (unsigned k = 0; k < argParams.size(); ++k) {
@@ -277,7 +278,8 @@ LogicalResult MLIRGenImpl::genKernel(const FunctionAST &fn,
       attr = builder.getFloatAttr(arg.getType(), v.f);
     else
       attr = builder.getBoolAttr(v.b);
-    func.setArgAttr(k, "tile.constexpr", attr);
+    func.setArgAttr(k, tile::TileDialect::ConstexprAttrHelper::getNameStr(),
+                    attr);
     v.value = arg; // value uses read the argument
   }
 

@@ -205,7 +205,8 @@ LogicalResult MLIRGenImpl::genFor(const ForStmtAST &s) {
   auto forOp =
       scf::ForOp::create(builder, loc(s.loc()), *lb, *ub, *step, inits);
   if (stages > 1) // read by tile-pipeline-loops
-    forOp->setAttr("tile.num_stages", builder.getI32IntegerAttr(stages));
+    forOp->setAttr(tile::TileDialect::NumStagesAttrHelper::getNameStr(),
+                   builder.getI32IntegerAttr(stages));
   Block *body = forOp.getBody();
   if (!body->empty() && body->back().hasTrait<OpTrait::IsTerminator>())
     body->back().erase();

@@ -2,7 +2,7 @@
 #include "Program.h"
 
 #include "tilemla/Dialect/TileDialect.h"
-#include "tilemla/Driver/Compiler.h"
+#include "tilemla/Driver/Pipeline.h"
 #include "tilemla/Interpreter/Interpreter.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -113,7 +113,7 @@ Kernel::Kernel(const SourceFile &file, const CompileOptions &options)
   if (!impl->module)
     throw CompileError(errs.empty() ? "compilation failed" : errs);
   impl->module->walk([&](func::FuncOp func) {
-    if (func->hasAttr("tile.kernel"))
+    if (func->hasAttr(tile::TileDialect::KernelAttrHelper::getNameStr()))
       impl->func = func;
   });
   if (!impl->func)

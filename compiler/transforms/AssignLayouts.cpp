@@ -30,7 +30,7 @@ struct AssignLayoutsPass
 
   void runOnOperation() override {
     getOperation()->setAttr(
-        "tile.num_warps",
+        tile::TileDialect::NumWarpsAttrHelper::getNameStr(),
         IntegerAttr::get(IntegerType::get(&getContext(), 32), numWarps));
     getOperation().walk([&](func::FuncOp func) {
       if (func.isExternal())

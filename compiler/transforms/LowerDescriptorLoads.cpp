@@ -44,8 +44,9 @@ TmaBox tmaBoxFor(RankedTensorType type) {
 
 bool inPipelinedLoop(Operation *op) {
   auto loop = dyn_cast<scf::ForOp>(op->getParentOp());
-  auto stages =
-      loop ? loop->getAttrOfType<IntegerAttr>("tile.num_stages") : nullptr;
+  auto stages = loop ? loop->getAttrOfType<IntegerAttr>(
+                           tile::TileDialect::NumStagesAttrHelper::getNameStr())
+                     : nullptr;
   return stages && stages.getInt() >= 2;
 }
 

@@ -40,8 +40,6 @@ using namespace mlir;
 using namespace mlir::tile;
 
 namespace {
-constexpr llvm::StringLiteral kNumStagesAttr = "tile.num_stages";
-
 /// A buffer for a [rows, cols] tile: the swizzled layout wgmma reads when
 /// every dot that reads it is a wgmma, padded rows (ldmatrix) otherwise.
 SharedBufferType bufferFor(RankedTensorType type, int64_t stages,
@@ -134,12 +132,14 @@ struct PipelineLoopsPass
   void runOnOperation() override {
     SmallVector<scf::ForOp> loops;
     getOperation().walk([&](scf::ForOp loop) {
-      if (loop->hasAttr(kNumStagesAttr))
+      if (loop->hasAttr(TileDialect::NumStagesAttrHelper::getNameStr()))
         loops.push_back(loop);
     });
     for (scf::ForOp loop : loops) {
-      auto stages = loop->getAttrOfType<IntegerAttr>(kNumStagesAttr).getInt();
-      loop->removeAttr(kNumStagesAttr);
+      auto stages = loop->getAttrOfType<IntegerAttr>(
+                            TileDialect::NumStagesAttrHelper::getNameStr())
+                        .getInt();
+      loop->removeAttr(TileDialect::NumStagesAttrHelper::getNameStr());
       if (stages >= 2)
         pipeline(loop, stages);
       // Descriptor loads kept for TMA in a loop that could not be pipelined.

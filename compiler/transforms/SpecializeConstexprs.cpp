@@ -13,8 +13,6 @@ namespace mlir::tile {
 using namespace mlir;
 
 namespace {
-constexpr llvm::StringLiteral kConstexprAttr = "tile.constexpr";
-
 struct SpecializeConstexprsPass
     : mlir::tile::impl::TileSpecializeConstexprsBase<SpecializeConstexprsPass> {
   void runOnOperation() override {
@@ -29,7 +27,8 @@ struct SpecializeConstexprsPass
     OpBuilder builder = OpBuilder::atBlockBegin(&entry);
     llvm::BitVector erased(func.getNumArguments());
     for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i) {
-      auto value = func.getArgAttrOfType<TypedAttr>(i, kConstexprAttr);
+      auto value = func.getArgAttrOfType<TypedAttr>(
+          i, tile::TileDialect::ConstexprAttrHelper::getNameStr());
       if (!value)
         continue;
       BlockArgument arg = entry.getArgument(i);

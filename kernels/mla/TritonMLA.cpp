@@ -245,7 +245,7 @@ TritonMLAImpl::TritonMLAImpl(
   numSMs = opts.numSMs > 0 ? opts.numSMs : 132;
   // Stage 1's tiles depend on the target (they size the workspace below).
   if (opts.device >= 0 && !isInterpreterMode())
-    warpgroupTiles = cuda::currentArch() == "sm_90a";
+    warpgroupTiles = cuda::currentTarget().hasWgmma();
   // The workspace holds the most (request, split) pairs any batch up to
   // maxBatch uses: Auto gives small batches many splits, large ones few.
   for (int64_t b = 1; b <= opts.maxBatch; ++b)

@@ -2,8 +2,6 @@
 #include "KernelCache.h"
 
 #include "../cuda/PtxToCubin.h"
-#include "tilemla/Backend/PTXBackend.h"
-#include "tilemla/Driver/Compiler.h"
 #include "tilemla/Runtime.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -28,28 +26,23 @@ std::string sha256Hex(const std::string &data) {
   return llvm::toHex(hash.final(), /*LowerCase=*/true);
 }
 
-/// Writes every stage of the pipeline to $TILEMLA_DUMP_DIR/<name>-<key>/.
-void dumpStages(const CompileRequest &request, const SourceFile &file,
-                const CompileOptions &options, const std::string &key) {
+/// $TILEMLA_DUMP_DIR/<source name>-<key prefix>, where the compile writes
+/// every stage; empty when the variable is not set.
+std::string dumpFolder(const CompileRequest &request, const std::string &key) {
   const char *dumpRoot = std::getenv("TILEMLA_DUMP_DIR");
   if (!dumpRoot || !*dumpRoot)
-    return;
+    return {};
   std::string stem = fs::path(request.sourcePath).stem().string();
-  fs::path folder = fs::path(dumpRoot) / (stem + "-" + key.substr(0, 16));
-  std::error_code error;
-  fs::create_directories(folder, error);
-  const std::pair<const char *, EmitStage> stages[] = {
-      {"0-ast.txt", EmitStage::AST},
-      {"1-tile.mlir", EmitStage::Tile},
-      {"2-tile-gpu.mlir", EmitStage::TileGPU},
-      {"3-llvm.mlir", EmitStage::LLVMMLIR},
-      {"4-llvm.ll", EmitStage::LLVMIR},
-      {"5-kernel.ptx", EmitStage::PTX}};
-  for (const auto &[fileName, stage] : stages) {
-    std::string out, errs;
-    emitStage(file, options, stage, out, errs);
-    std::ofstream(folder / fileName, std::ios::binary) << out << errs;
-  }
+  return (fs::path(dumpRoot) / (stem + "-" + key.substr(0, 16))).string();
+}
+
+/// The facts as key material: per argument its divisor in decimal, "=1"
+/// when it equals one, and a comma, so that no two lists share a key.
+std::string encodeArgFacts(const std::vector<ArgFact> &facts) {
+  std::string text;
+  for (const ArgFact &fact : facts)
+    text += std::to_string(fact.divisibility) + (fact.isOne ? "=1," : ",");
+  return text;
 }
 
 Artifact compile(const CompileRequest &request, const std::string &key) {
@@ -57,13 +50,10 @@ Artifact compile(const CompileRequest &request, const std::string &key) {
   CompileOptions options;
   options.kernelName = request.kernelName;
   options.defines = request.constexprs;
-  options.arch = request.arch;
+  options.target = request.target;
   options.numWarps = request.numWarps;
-  for (char fact : request.argFacts) {
-    options.argDivisibility.push_back(fact == 'u' ? 1 : fact == 'd' ? 16 : 0);
-    options.argIsOne.push_back(fact == '1');
-  }
-  dumpStages(request, file, options, key);
+  options.argFacts = request.argFacts;
+  options.dumpDirectory = dumpFolder(request, key);
   std::string errors;
   std::optional<CompiledKernel> kernel = compileKernel(file, options, errors);
   if (!kernel)
@@ -73,12 +63,13 @@ Artifact compile(const CompileRequest &request, const std::string &key) {
   Artifact artifact;
   artifact.key = key;
   artifact.name = kernel->name;
-  artifact.arch = kernel->arch;
+  artifact.target = kernel->target;
   artifact.numWarps = kernel->numWarps;
   artifact.sharedBytes = kernel->sharedBytes;
   for (const KernelParam &param : kernel->params)
     artifact.params.push_back(toString(param));
-  if (auto cubin = cuda::assembleCubin(kernel->ptx, kernel->arch, kernel->name))
+  if (auto cubin =
+          cuda::assembleCubin(kernel->ptx, kernel->target.name(), kernel->name))
     artifact.cubin = std::move(*cubin);
   artifact.ptx = std::move(kernel->ptx);
   return artifact;
@@ -112,9 +103,9 @@ std::string computeCacheKey(const CompileRequest &request) {
   for (const auto &[name, value] : request.constexprs) // std::map: sorted
     field("constexpr " + name, value);
   field("warps", std::to_string(request.numWarps));
-  field("arch", request.arch);
-  field("args", request.argFacts);
-  field("ptx", std::to_string(kPTXVersion));
+  field("arch", request.target.name());
+  field("args", encodeArgFacts(request.argFacts));
+  field("ptx", std::to_string(request.target.ptxVersion()));
   return sha256Hex(material);
 }
 
@@ -188,7 +179,10 @@ std::optional<Artifact> loadFromDisk(const fs::path &root,
   Artifact artifact;
   artifact.key = key;
   artifact.name = text("name");
-  artifact.arch = text("arch");
+  std::optional<GpuTarget> target = GpuTarget::parse(text("arch"));
+  if (!target)
+    return std::nullopt;
+  artifact.target = *target;
   artifact.numWarps = meta->getInteger("num_warps").value_or(0);
   artifact.sharedBytes = meta->getInteger("shared_bytes").value_or(0);
   if (const llvm::json::Array *params = meta->getArray("params"))
@@ -215,18 +209,18 @@ void storeToDisk(const fs::path &root, const Artifact &artifact) {
   llvm::json::Array params;
   for (const std::string &param : artifact.params)
     params.push_back(param);
-  llvm::json::Object meta{{"key", artifact.key},
-                          {"build", compilerBuildId()},
-                          {"name", artifact.name},
-                          {"arch", artifact.arch},
-                          {"ptx_version", int64_t(kPTXVersion)},
-                          {"num_warps", int64_t(artifact.numWarps)},
-                          {"shared_bytes", int64_t(artifact.sharedBytes)},
-                          {"params", std::move(params)},
-                          {"ptx_sha256", sha256Hex(artifact.ptx)},
-                          {"cubin_sha256", artifact.cubin.empty()
-                                               ? ""
-                                               : sha256Hex(artifact.cubin)}};
+  llvm::json::Object meta{
+      {"key", artifact.key},
+      {"build", compilerBuildId()},
+      {"name", artifact.name},
+      {"arch", artifact.target.name()},
+      {"ptx_version", int64_t(artifact.target.ptxVersion())},
+      {"num_warps", int64_t(artifact.numWarps)},
+      {"shared_bytes", int64_t(artifact.sharedBytes)},
+      {"params", std::move(params)},
+      {"ptx_sha256", sha256Hex(artifact.ptx)},
+      {"cubin_sha256",
+       artifact.cubin.empty() ? "" : sha256Hex(artifact.cubin)}};
   std::string metaText;
   llvm::raw_string_ostream(metaText)
       << llvm::formatv("{0:2}", llvm::json::Value(std::move(meta)));

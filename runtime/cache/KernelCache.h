@@ -10,6 +10,8 @@
 #ifndef TILEMLA_RUNTIME_KERNELCACHE_H
 #define TILEMLA_RUNTIME_KERNELCACHE_H
 
+#include "tilemla/Driver/Compiler.h"
+
 #include <atomic>
 #include <filesystem>
 #include <map>
@@ -26,10 +28,10 @@ struct CompileRequest {
   std::string kernelName; ///< empty: the source's first kernel
   std::map<std::string, std::string> constexprs;
   unsigned numWarps = 4;
-  std::string arch;
-  /// One letter per runtime argument: 'a'/'u' pointer 16-byte aligned or
-  /// not, 'd'/'n' integer divisible by 16 or not, '-' nothing known.
-  std::string argFacts;
+  GpuTarget target;
+  /// What each runtime argument of the launch guarantees (the runtime's
+  /// specialization, as Triton's).
+  std::vector<ArgFact> argFacts;
 };
 
 /// What a compile produces; stored on disk as kernel.ptx, kernel.cubin and
@@ -37,7 +39,7 @@ struct CompileRequest {
 struct Artifact {
   std::string key;
   std::string name;
-  std::string arch;
+  GpuTarget target;
   std::string ptx;
   std::string cubin; ///< empty when nvJitLink is unavailable
   unsigned numWarps = 4;

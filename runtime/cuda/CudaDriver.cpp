@@ -132,20 +132,18 @@ CUdevice currentDevice() {
   return device;
 }
 
-std::string currentArch() {
+GpuTarget currentTarget() {
   CUdevice device = currentDevice();
   int major = 0, minor = 0;
   TILEMLA_CU(cuDeviceGetAttribute, "compute capability", &major,
              CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device);
   TILEMLA_CU(cuDeviceGetAttribute, "compute capability", &minor,
              CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device);
-  if (major < 8)
-    throw Error(fmt::format("tilemla needs a GPU of compute capability 8.0 or "
-                            "newer; this one is {}.{}",
-                            major, minor));
-  // Hopper gets its architecture-specific target (wgmma, setmaxnreg).
-  if (major == 9 && minor == 0)
-    return "sm_90a";
-  return fmt::format("sm_{}{}", major, minor);
+  std::optional<GpuTarget> target = GpuTarget::forDevice(major, minor);
+  if (!target)
+    throw Error(fmt::format("no known code target runs on this GPU (compute "
+                            "capability {}.{}); tilemla compiles for {}",
+                            major, minor, GpuTarget::knownNames()));
+  return *target;
 }
 } // namespace tilemla::cuda

@@ -9,6 +9,8 @@
 #ifndef TILEMLA_RUNTIME_CUDADRIVER_H
 #define TILEMLA_RUNTIME_CUDADRIVER_H
 
+#include "tilemla/Support/GpuTarget.h"
+
 #include <cstddef>
 #include <string>
 
@@ -146,8 +148,10 @@ void check(CUresult result, const char *call, const std::string &what = "");
 CUcontext currentContext();
 CUdevice currentDevice();
 
-/// "sm_90a" for compute capability 9.0, "sm_80"... for the current device.
-std::string currentArch();
+/// The code target of the current device (sm_90a on compute capability
+/// 9.0, sm_80 on 8.0, ...). Throws tilemla::Error on a device no known
+/// target runs on.
+GpuTarget currentTarget();
 } // namespace tilemla::cuda
 
 /// TILEMLA_CU(cuMemAlloc, "workspace", &ptr, bytes): call and check.

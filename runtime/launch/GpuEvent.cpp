@@ -94,7 +94,7 @@ DeviceInfo deviceInfo() {
   TILEMLA_CU(cuDeviceGetName, "the device name", name, int(sizeof name) - 1,
              device);
   info.name = name;
-  info.arch = currentArch();
+  info.arch = currentTarget().name();
   TILEMLA_CU(cuDeviceGetAttribute, "the SM count", &info.multiprocessors,
              CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device);
   TILEMLA_CU(cuDeviceTotalMem, "the device memory", &info.totalMemory, device);

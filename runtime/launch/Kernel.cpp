@@ -259,9 +259,8 @@ LoadedKernel loadInContext(std::shared_ptr<const runtime::Artifact> artifact,
     TILEMLA_CU(cuFuncSetAttribute, "kernel " + artifact->name, loaded.function,
                CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                int(artifact->sharedBytes));
-  // "sm_XY[a]": the compute capability is XY.
   loaded.dependentLaunch =
-      driver().cuLaunchKernelEx && std::atoi(artifact->arch.c_str() + 3) >= 90;
+      driver().cuLaunchKernelEx && artifact->target.hasDependentLaunch();
   modules.emplace(key, loaded);
   return loaded;
 }
@@ -284,35 +283,37 @@ const char *kindName(KernelArg::Kind kind) {
   return "?";
 }
 
-/// One letter per argument: what the compiler may assume about it. Pointers
-/// 16-byte aligned ('a') or not ('u'); integers divisible by 16 ('d'), equal
-/// to 1 ('1': unit strides) or neither ('n'); '-' for the rest (tensors
-/// carry their shape at run time). Part of the specialization key, like
-/// Triton's.
-std::string argSpecialization(const std::vector<KernelArg> &args) {
-  std::string spec;
-  for (const KernelArg &arg : args) {
-    uint64_t bits = *static_cast<uint64_t *>(arg.storage());
-    switch (arg.kind()) {
+/// What the compiler may assume about each argument: pointers 16-byte
+/// aligned (the default) or not (divisible by 1 only); integers divisible by
+/// 16, equal to 1 (unit strides) or neither; nothing for the rest (tensors
+/// carry their shape at run time). The specialization key, like Triton's.
+std::vector<ArgFact> argSpecialization(const std::vector<KernelArg> &args) {
+  std::vector<ArgFact> facts(args.size());
+  for (size_t i = 0; i < args.size(); ++i) {
+    uint64_t bits = *static_cast<uint64_t *>(args[i].storage());
+    if (args[i].kind() == KernelArg::Kind::Int32)
+      bits = uint32_t(bits);
+    switch (args[i].kind()) {
     case KernelArg::Kind::Pointer:
-      spec += bits % 16 == 0 ? 'a' : 'u';
+      facts[i].divisibility = bits % 16 == 0 ? 0 : 1;
       break;
     case KernelArg::Kind::Int32:
-      spec += uint32_t(bits) % 16 == 0 ? 'd' : uint32_t(bits) == 1 ? '1' : 'n';
-      break;
     case KernelArg::Kind::Int64:
-      spec += bits % 16 == 0 ? 'd' : bits == 1 ? '1' : 'n';
+      facts[i].divisibility = bits % 16 == 0 ? 16 : 0;
+      facts[i].isOne = bits == 1;
       break;
     default:
-      spec += '-';
+      break;
     }
   }
-  return spec;
+  return facts;
 }
 } // namespace
 
 struct Kernel::Impl {
-  runtime::CompileRequest request; ///< arch and argument facts filled per use
+  runtime::CompileRequest request; ///< target and facts filled per use
+  /// KernelOptions::arch, parsed; none: the current device's target.
+  std::optional<GpuTarget> target;
   std::mutex mutex;
   std::unique_ptr<interp::Kernel> interpreted; ///< TILEMLA_INTERPRET=1 only
 
@@ -333,19 +334,18 @@ struct Kernel::Impl {
   }
   struct Entry {
     CUcontext context;
-    std::string spec;
+    std::vector<ArgFact> spec;
     LoadedKernel kernel;
   };
   std::deque<Entry> entries; // references stay valid as it grows
 
-  const LoadedKernel &get(CUcontext context, const std::string &spec) {
+  const LoadedKernel &get(CUcontext context, const std::vector<ArgFact> &spec) {
     std::lock_guard<std::mutex> lock(mutex);
     for (const Entry &entry : entries)
       if (entry.context == context && entry.spec == spec)
         return entry.kernel;
     runtime::CompileRequest specialized = request;
-    if (specialized.arch.empty())
-      specialized.arch = currentArch();
+    specialized.target = target ? *target : currentTarget();
     specialized.argFacts = spec;
     auto artifact = runtime::getArtifact(specialized);
     entries.push_back({context, spec, loadInContext(artifact, context)});
@@ -361,7 +361,7 @@ struct Kernel::Impl {
         if (it->context == context)
           return it->kernel;
     }
-    return get(context, "");
+    return get(context, {});
   }
 };
 
@@ -378,7 +378,12 @@ Kernel Kernel::fromSource(const std::string &path, const std::string &text,
   impl->request.sourceText = text;
   impl->request.constexprs = constexprs;
   impl->request.numWarps = options.numWarps;
-  impl->request.arch = options.arch;
+  if (!options.arch.empty()) {
+    impl->target = GpuTarget::parse(options.arch);
+    if (!impl->target)
+      throw Error(fmt::format("options.arch: unknown target '{}' (known: {})",
+                              options.arch, GpuTarget::knownNames()));
+  }
   return Kernel(impl);
 }
 
@@ -532,8 +537,8 @@ void Kernel::launch(Dim3 grid, const std::vector<KernelArg> &args,
 KernelInfo Kernel::info() const {
   const LoadedKernel &loaded = impl->latestOrDefault(currentContext());
   const runtime::Artifact &artifact = *loaded.artifact;
-  return {artifact.name,          artifact.arch,        artifact.key,
-          artifact.numWarps,      artifact.sharedBytes, artifact.params,
+  return {artifact.name,          artifact.target.name(), artifact.key,
+          artifact.numWarps,      artifact.sharedBytes,   artifact.params,
           !artifact.cubin.empty()};
 }
 } // namespace tilemla

@@ -32,7 +32,7 @@ CompileRequest request(const std::string &source = kSource) {
   r.sourcePath = "scale.tile";
   r.sourceText = source;
   r.constexprs = {{"BLOCK", "128"}};
-  r.arch = "sm_90a";
+  r.target = *GpuTarget::parse("sm_90a");
   return r;
 }
 
@@ -75,14 +75,19 @@ TEST_F(KernelCacheTest, KeyIsStableAndSensitiveToEveryInput) {
   changed.sourceText += " ";
   EXPECT_NE(base, computeCacheKey(changed));
   changed = request();
-  changed.arch = "sm_80";
+  changed.target = *GpuTarget::parse("sm_80");
   EXPECT_NE(base, computeCacheKey(changed));
   changed = request();
   changed.numWarps = 8;
   EXPECT_NE(base, computeCacheKey(changed));
   changed = request();
-  changed.argFacts = "aud";
+  changed.argFacts = {{0, false}, {1, false}, {16, false}};
   EXPECT_NE(base, computeCacheKey(changed));
+  // A fact that differs only by being one (not a divisor of 10 as text).
+  CompileRequest one = request(), ten = request();
+  one.argFacts = {{1, false}, {0, true}};
+  ten.argFacts = {{1, false}, {0, false}, {0, false}};
+  EXPECT_NE(computeCacheKey(one), computeCacheKey(ten));
   // The path is for diagnostics only.
   changed = request();
   changed.sourcePath = "elsewhere.tile";
@@ -209,9 +214,8 @@ TEST_F(KernelCacheTest, CompileErrorsCarryDiagnostics) {
 } // namespace
 
 TEST_F(KernelCacheTest, UnitStrideFactMakesAccessesVectors) {
-  // `stride` is argument 1. Known to be 1 ('1'), each thread's four
-  // elements are contiguous and aligned: one 16-byte load. Unknown ('n'):
-  // four scalar loads.
+  // `stride` is argument 1. Known to be 1, each thread's four elements are
+  // contiguous and aligned: one 16-byte load. Unknown: four scalar loads.
   const char *source = R"(
 kernel gather(x: *f32, stride: i32, out: *f32) {
     offs = arange(0, 512);
@@ -220,9 +224,9 @@ kernel gather(x: *f32, stride: i32, out: *f32) {
 )";
   CompileRequest unit = request(source);
   unit.constexprs.clear();
-  unit.argFacts = "a1a";
+  unit.argFacts = {{}, {0, true}, {}};
   CompileRequest unknown = unit;
-  unknown.argFacts = "ana";
+  unknown.argFacts = {{}, {}, {}};
   std::shared_ptr<const Artifact> fast = getArtifact(unit);
   std::shared_ptr<const Artifact> slow = getArtifact(unknown);
   EXPECT_NE(fast->key, slow->key);

@@ -87,7 +87,7 @@ TEST(RuntimeTest, DumpDirGetsEveryStage) {
   request.sourcePath = "dumped.tile";
   request.sourceText = "kernel dumped(x: *f32) { store(x + arange(0, 32), "
                        "zeros((32,), f32)); }";
-  request.arch = "sm_80";
+  request.target = *GpuTarget::parse("sm_80");
   runtime::clearMemoryCache();
   runtime::getArtifact(request);
   unsetenv("TILEMLA_DUMP_DIR");

@@ -132,7 +132,7 @@ int ptxStats(int splits) {
     options.numWarps = stage.warps;
     // The specialization a launch gets: 16-byte aligned pointers and strides
     // divisible by 16 (all of them are, for this problem).
-    options.argDivisibility.assign(32, 16);
+    options.argFacts.assign(32, ArgFact{16, false});
     std::string errs;
     auto start = Clock::now();
     auto compiled = compileKernel(
@@ -153,9 +153,10 @@ int ptxStats(int splits) {
     std::printf(
         "%-18s arch=%s warps=%u shared=%uB ptx=%zu lines "
         "compile=%.0f ms %s\n",
-        stage.name, compiled->arch.c_str(), compiled->numWarps,
+        stage.name, compiled->target.name().c_str(), compiled->numWarps,
         compiled->sharedBytes, lines, ms,
-        ptxasReport(ptxas, compiled->ptx, compiled->arch, stage.name).c_str());
+        ptxasReport(ptxas, compiled->ptx, compiled->target.name(), stage.name)
+            .c_str());
   }
   return status;
 }

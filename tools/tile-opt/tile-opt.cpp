@@ -1,4 +1,4 @@
 //===- tile-opt.cpp - pass driver for lit tests ---------------------------===//
-#include "tilemla/Driver/Compiler.h"
+#include "tilemla/Driver/Pipeline.h"
 
 int main(int argc, char **argv) { return tilemla::runTileOptMain(argc, argv); }

@@ -27,6 +27,12 @@ int fail(const std::string &message) {
   return 1;
 }
 
+/// Facts for every argument index the flags can name (0..255).
+std::vector<tilemla::ArgFact> &facts(tilemla::CompileOptions &options) {
+  options.argFacts.resize(256);
+  return options.argFacts;
+}
+
 bool parseDefine(const std::string &text,
                  std::map<std::string, std::string> &defines) {
   size_t eq = text.find('=');
@@ -56,7 +62,12 @@ int main(int argc, char **argv) {
       if (!parseDefine(value("-D"), options.defines))
         return fail("expected -D NAME=VALUE, got '" + arg + "'");
     } else if (arg.rfind("--arch=", 0) == 0) {
-      options.arch = value("--arch=");
+      std::optional<tilemla::GpuTarget> target =
+          tilemla::GpuTarget::parse(value("--arch="));
+      if (!target)
+        return fail("unknown target architecture '" + value("--arch=") +
+                    "' (known: " + tilemla::GpuTarget::knownNames() + ")");
+      options.target = *target;
     } else if (arg.rfind("--kernel=", 0) == 0) {
       options.kernelName = value("--kernel=");
     } else if (arg.rfind("--num-warps=", 0) == 0) {
@@ -75,7 +86,8 @@ int main(int argc, char **argv) {
       long divisor = std::strtol(text.c_str(), &end, 10);
       if (text.empty() || *end || divisor < 1 || (divisor & (divisor - 1)))
         return fail("--assume-divisible must be a power of two");
-      options.argDivisibility.assign(256, unsigned(divisor));
+      for (tilemla::ArgFact &fact : facts(options))
+        fact.divisibility = unsigned(divisor);
     } else if (arg.rfind("--assume-one=", 0) == 0) {
       std::string text = value("--assume-one=");
       for (size_t start = 0; start <= text.size();) {
@@ -86,9 +98,7 @@ int main(int argc, char **argv) {
         if (item.empty() || *end || index < 0 || index > 255)
           return fail("--assume-one takes argument indices 0..255, got '" +
                       text + "'");
-        if (options.argIsOne.size() <= size_t(index))
-          options.argIsOne.resize(index + 1);
-        options.argIsOne[index] = true;
+        facts(options)[index].isOne = true;
         start = comma + 1;
       }
     } else if (arg.rfind("--emit=", 0) == 0) {
@@ -127,7 +137,7 @@ int main(int argc, char **argv) {
       std::snprintf(line, sizeof line,
                     "%-16s arch=%s warps=%u params=%zu shared=%uB "
                     "ptx=%zu lines compile=%.1f ms\n",
-                    kernel->name.c_str(), kernel->arch.c_str(),
+                    kernel->name.c_str(), kernel->target.name().c_str(),
                     kernel->numWarps, kernel->params.size(),
                     kernel->sharedBytes, lines, ms);
       out = line;

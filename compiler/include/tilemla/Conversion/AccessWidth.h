@@ -5,8 +5,6 @@
 #include "mlir/IR/BuiltinOps.h"
 
 namespace mlir::tile {
-constexpr llvm::StringLiteral kAccessWidthAttr = "tile.access_width";
-constexpr llvm::StringLiteral kDivisibilityAttr = "tile.divisibility";
 /// Pointer arguments are assumed aligned to this many bytes unless their
 /// `tile.divisibility` argument attribute says otherwise; the runtime checks.
 constexpr int64_t kDefaultPointerAlignment = 16;

@@ -9,9 +9,9 @@
 
 namespace mlir::tile {
 #define GEN_PASS_DECL
-#include "tilemla/Transforms/ConversionPasses.h.inc"
+#include "tilemla/Conversion/Passes.h.inc"
 #define GEN_PASS_REGISTRATION
-#include "tilemla/Transforms/ConversionPasses.h.inc"
+#include "tilemla/Conversion/Passes.h.inc"
 } // namespace mlir::tile
 
 #endif

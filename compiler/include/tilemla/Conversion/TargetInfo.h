@@ -2,25 +2,20 @@
 #ifndef TILEMLA_CONVERSION_TARGETINFO_H
 #define TILEMLA_CONVERSION_TARGETINFO_H
 
+#include "tilemla/Support/GpuTarget.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Value.h"
 
 namespace mlir::tile {
-/// The few target-specific choices of the lowering, behind one interface so
-/// sm_80 (Ampere) and sm_90a (Hopper) code paths stay side by side.
+/// The instructions the lowering emits where targets differ, behind one
+/// interface so sm_80 (Ampere) and sm_90a (Hopper) code paths stay side by
+/// side; what the target has is asked of its GpuTarget.
 class TargetInfo {
 public:
-  /// Parses "sm_80", "sm_86", "sm_90", "sm_90a"...; returns null if unknown.
-  static std::unique_ptr<TargetInfo> create(StringRef arch);
+  explicit TargetInfo(const tilemla::GpuTarget &gpu) : gpu(gpu) {}
 
-  StringRef getArch() const { return arch; }
-  unsigned getComputeCapability() const { return computeCapability; }
-  /// True for the architecture-specific Hopper target (wgmma, setmaxnreg).
-  bool hasHopperFeatures() const {
-    return archSpecific && computeCapability >= 90;
-  }
-  /// Largest shared memory one program may use, in bytes.
-  unsigned getMaxSharedBytes() const;
+  const tilemla::GpuTarget &getGpu() const { return gpu; }
 
   /// Butterfly exchange within a warp: the value held by lane ^ `mask`.
   Value shuffleXor(OpBuilder &builder, Location loc, Value value,
@@ -32,9 +27,7 @@ public:
   void fenceAsyncProxy(OpBuilder &builder, Location loc) const;
 
 private:
-  std::string arch;
-  unsigned computeCapability = 0;
-  bool archSpecific = false;
+  tilemla::GpuTarget gpu;
 };
 } // namespace mlir::tile
 

@@ -12,17 +12,10 @@ namespace mlir::tile {
 constexpr unsigned kWarpSize = 32;
 constexpr unsigned kGlobalAddressSpace = 1;
 constexpr unsigned kSharedAddressSpace = 3;
-constexpr llvm::StringLiteral kSharedBytesAttr = "tile.shared";
-constexpr llvm::StringLiteral kNumWarpsAttr = "tile.num_warps";
 constexpr llvm::StringLiteral kSharedSymbol = "global_smem";
 /// Alignment of the shared-memory base: a 128-byte swizzle repeats every
 /// 1024 bytes of the address, and wgmma applies it to absolute addresses.
 constexpr unsigned kSharedAlignment = 1024;
-constexpr llvm::StringLiteral kDotOperandOffsetAttr = "tile.dot_b_offset";
-constexpr llvm::StringLiteral kReuseStagedBAttr = "tile.reuse_staged_b";
-/// On a wgmma dot whose result only feeds the accumulator of the next one:
-/// it leaves its instructions in flight (no commit, no wait).
-constexpr llvm::StringLiteral kWgmmaInFlightAttr = "tile.wgmma_in_flight";
 
 /// Converts tile-gpu types: a tensor becomes the struct of the registers one
 /// thread holds, a tile pointer an LLVM global pointer.
@@ -180,7 +173,7 @@ inline void stageRowMajor(OpBuilder &builder, Location loc,
 //===--------------------------------------------------------------------===//
 
 /// Marks wgmma dots that may leave their work in flight
-/// (kWgmmaInFlightAttr): the result's only use is the accumulator of a
+/// (`tile.wgmma_in_flight`): the result's only use is the accumulator of a
 /// wgmma dot of the same shape later in the block, that dot reads both
 /// operands in place, and only ops without memory effects come between.
 void markChainedWgmmaDots(ModuleOp module);

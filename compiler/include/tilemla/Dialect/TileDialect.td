@@ -19,6 +19,40 @@ def Tile_Dialect : Dialect {
   let useDefaultTypePrinterParser = 1;
   let useDefaultAttributePrinterParser = 1;
   let hasConstantMaterializer = 1;
+
+  // Every discardable `tile.*` attribute, declared once: passes, the
+  // frontend, the driver and the interpreter name them through the
+  // generated helpers (e.g. TileDialect::KernelAttrHelper::getNameStr()),
+  // and verifyOperationAttribute / verifyRegionArgAttribute check where each
+  // may appear and what it holds.
+  let discardableAttrs = (ins
+    // On func.func: the function is a kernel (a PTX entry point).
+    "::mlir::UnitAttr":$kernel,
+    // On a kernel argument: a constexpr parameter's value (the argument is
+    // removed by tile-specialize-constexprs).
+    "::mlir::TypedAttr":$constexpr,
+    // On a kernel argument: what the runtime guarantees it is divisible by
+    // (bytes of alignment for pointers, the value for integers).
+    "::mlir::IntegerAttr":$divisibility,
+    // On scf.for: software-pipeline the loop over this many stages.
+    "::mlir::IntegerAttr":$num_stages,
+    // On the module: warps per program (set by tile-assign-layouts).
+    "::mlir::IntegerAttr":$num_warps,
+    // On the module: dynamic shared memory per program, in bytes, and the
+    // offset where tensor-core dots stage their b operand (set by
+    // tile-allocate-shared).
+    "::mlir::IntegerAttr":$shared,
+    "::mlir::IntegerAttr":$dot_b_offset,
+    // On tile.load / tile.store: registers one vector access covers.
+    "::mlir::IntegerAttr":$access_width,
+    // On tile.dot: reads the b operand the previous dot staged.
+    "::mlir::UnitAttr":$reuse_staged_b,
+    // On a wgmma tile.dot that only feeds the next dot's accumulator: its
+    // instructions stay in flight (no commit, no wait).
+    "::mlir::UnitAttr":$wgmma_in_flight
+  );
+  let hasOperationAttrVerify = 1;
+  let hasRegionArgAttrVerify = 1;
 }
 
 #endif

@@ -1,42 +1,53 @@
 //===- Compiler.h - tile source -> PTX, stage by stage ----------*- C++ -*-===//
+//
+// The compiler's public entry points, in standard C++ types only (libtilemla
+// hides LLVM and MLIR). Driver/Pipeline.h has the MLIR-facing side: the
+// dialects, passes and pipelines, for tile-opt and the interpreter.
+//
+//===----------------------------------------------------------------------===//
 #ifndef TILEMLA_DRIVER_COMPILER_H
 #define TILEMLA_DRIVER_COMPILER_H
 
 #include "tilemla/Export.h"
 #include "tilemla/Frontend/Diagnostics.h"
+#include "tilemla/Support/GpuTarget.h"
 
-#include "llvm/Support/raw_ostream.h"
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
-
-namespace mlir {
-class DialectRegistry;
-class MLIRContext;
-class ModuleOp;
-class OpPassManager;
-template <typename OpTy> class OwningOpRef;
-} // namespace mlir
 
 namespace tilemla {
 /// Where `tilec --emit=` stops.
 enum class EmitStage { AST, Tile, TileGPU, LLVMMLIR, LLVMIR, PTX };
 TILEMLA_API std::optional<EmitStage> parseEmitStage(const std::string &name);
 
+/// What one runtime argument of a launch is known to satisfy; the runtime
+/// compiles a specialization per combination, as Triton does.
+struct ArgFact {
+  /// What the value is known to be divisible by (bytes of alignment for
+  /// pointers, the value for integers); 0: the default (pointers 16-byte
+  /// aligned, integers unknown). Enables vectorized, uniformly masked access.
+  unsigned divisibility = 0;
+  /// An integer known to be 1: every use sees the constant, so a unit stride
+  /// makes its accesses contiguous. The argument stays in the signature.
+  bool isOne = false;
+
+  bool operator==(const ArgFact &other) const {
+    return divisibility == other.divisibility && isOne == other.isOne;
+  }
+};
+
 struct CompileOptions {
   std::string kernelName; ///< empty: the file's first kernel
   std::map<std::string, std::string> defines; ///< constexpr NAME -> VALUE
-  std::string arch = "sm_90a";
+  GpuTarget target;
   unsigned numWarps = 4;
-  /// Per runtime argument, what its value is known to be divisible by (bytes
-  /// for pointers, the value for integers); 0: the default (pointers 16-byte
-  /// aligned, integers unknown). Enables vectorized, uniformly masked access.
-  std::vector<unsigned> argDivisibility;
-  /// Per runtime argument: an integer known to be 1 (the runtime specializes
-  /// on it, as Triton does): every use sees the constant, so a unit stride
-  /// makes its accesses contiguous. The argument stays in the signature.
-  std::vector<bool> argIsOne;
+  /// Per runtime argument (after constexprs); missing entries: nothing known.
+  std::vector<ArgFact> argFacts;
+  /// When not empty, every stage of the compile (0-ast.txt, 1-tile.mlir ...
+  /// 5-kernel.ptx) is also written to this folder, from the same run.
+  std::string dumpDirectory;
 };
 
 /// A kernel parameter as the runtime passes it.
@@ -77,7 +88,7 @@ TILEMLA_API const char *kindName(KernelParam::Kind kind);
 
 struct CompiledKernel {
   std::string name;
-  std::string arch;
+  GpuTarget target;
   std::string ptx;
   unsigned numWarps = 4;
   unsigned sharedBytes = 0; ///< dynamic shared memory a launch must request
@@ -86,7 +97,6 @@ struct CompiledKernel {
 
 /// Compiles `file` up to `stage`, appending that stage's text to `out`.
 /// Diagnostics are appended to `errs`; returns false if there were errors.
-/// (The public API speaks std types only: libtilemla hides LLVM.)
 TILEMLA_API bool emitStage(const SourceFile &file,
                            const CompileOptions &options, EmitStage stage,
                            std::string &out, std::string &errs);
@@ -95,29 +105,6 @@ TILEMLA_API bool emitStage(const SourceFile &file,
 TILEMLA_API std::optional<CompiledKernel>
 compileKernel(const SourceFile &file, const CompileOptions &options,
               std::string &errs);
-
-/// Parses `file` and runs the tile pipeline (what `--emit=tile` prints) in
-/// `context`, which must hold registerTileDialects' dialects and outlive the
-/// module. Returns null, with diagnostics appended to `errs`, on errors.
-/// (For in-process consumers of tile IR such as the interpreter.)
-TILEMLA_API mlir::OwningOpRef<mlir::ModuleOp>
-compileToTileIR(const SourceFile &file, const CompileOptions &options,
-                mlir::MLIRContext &context, std::string &errs);
-
-/// Dialects and passes, for tile-opt and tests.
-TILEMLA_API void registerTileDialects(mlir::DialectRegistry &registry);
-TILEMLA_API void registerTilePasses();
-
-/// mlir-opt with the tile dialects and passes registered (tile-opt's main).
-TILEMLA_API int runTileOptMain(int argc, char **argv);
-
-/// The pipelines between stages.
-TILEMLA_API void buildTilePipeline(mlir::OpPassManager &pm);
-/// Layouts for `numWarps` warps; on sm_90a, wgmma where dots fit it.
-TILEMLA_API void buildTileGPUPipeline(mlir::OpPassManager &pm,
-                                      unsigned numWarps, llvm::StringRef arch);
-TILEMLA_API void buildLLVMPipeline(mlir::OpPassManager &pm,
-                                   llvm::StringRef arch);
 } // namespace tilemla
 
 #endif

@@ -15,6 +15,28 @@ def TileSpecializeConstexprs : Pass<"tile-specialize-constexprs", "mlir::ModuleO
   let dependentDialects = ["mlir::arith::ArithDialect"];
 }
 
+def TileApplyArgFacts : Pass<"tile-apply-arg-facts", "mlir::ModuleOp"> {
+  let summary = "Specialize kernels on what their launch arguments guarantee";
+  let description = [{
+    The runtime compiles one specialization per set of argument facts, as
+    Triton does: pointers 16-byte aligned or not, integers divisible by 16,
+    integers equal to 1. Indices count the kernel's runtime arguments (after
+    tile-specialize-constexprs). An integer argument listed in `ones` is
+    replaced by the constant 1 in every use (a unit stride makes accesses
+    contiguous; the argument stays in the signature); a non-zero
+    `divisibility` entry becomes the argument attribute
+    `tile.divisibility`, which the access-width analysis reads.
+  }];
+  let options = [
+    ListOption<"divisibility", "divisibility", "unsigned",
+               "per runtime argument: bytes of alignment (pointers) or a "
+               "divisor (integers) it is known to have; 0: nothing known">,
+    ListOption<"ones", "ones", "unsigned",
+               "runtime integer arguments known to equal 1">,
+  ];
+  let dependentDialects = ["mlir::arith::ArithDialect"];
+}
+
 def TileAssignLayouts : Pass<"tile-assign-layouts", "mlir::ModuleOp"> {
   let summary = "Give every tensor a distributed layout (tile IR -> tile-gpu IR)";
   let description = [{

@@ -1,0 +1,17 @@
+// -tile-allocate-shared refuses a kernel that needs more shared memory than
+// its target allows one program (227 KB on sm_90a, 163 KB on sm_80), naming
+// the kernel and the bytes; an unknown target is an error too.
+// RUN: tile-opt %s -tile-allocate-shared | FileCheck %s --check-prefix=HOPPER
+// RUN: not tile-opt %s -tile-allocate-shared=arch=sm_80 2>&1 | FileCheck %s --check-prefix=AMPERE
+// RUN: not tile-opt %s -tile-allocate-shared=arch=sm_99 2>&1 | FileCheck %s --check-prefix=UNKNOWN
+// RUN: not tile-opt %s -tile-llvm-pipeline=arch=sm_99 2>&1 | FileCheck %s --check-prefix=PIPELINE
+
+// 192 KB of pipeline stages.
+// HOPPER: module attributes {tile.shared = 196608 : i32}
+// AMPERE: error: kernel 'stages' needs 196608 bytes of shared memory; sm_80 allows 166912 per program (use smaller tiles or fewer pipeline stages)
+// UNKNOWN: error: unknown target architecture 'sm_99' (known: sm_80, sm_86, sm_87, sm_89, sm_90, sm_90a)
+// PIPELINE: unknown target architecture 'sm_99' (known: sm_80, sm_86, sm_87, sm_89, sm_90, sm_90a)
+func.func @stages() attributes {tile.kernel} {
+  %buffer = tile.local_alloc -> <2 x 256 x 192 x bf16>
+  return
+}
