@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "MLIRGenImpl.h"
+#include "Builtins.h"
 
 #include <cmath>
 
@@ -359,38 +359,6 @@ FailureOr<TValue> MLIRGenImpl::genExpr(const ExprAST &e) {
   return failure();
 }
 
-static bool isBuiltinName(llvm::StringRef n) {
-  static const char *names[] = {"program_id",
-                                "num_programs",
-                                "arange",
-                                "zeros",
-                                "full",
-                                "load",
-                                "desc_load",
-                                "store",
-                                "dot",
-                                "sum",
-                                "max",
-                                "min",
-                                "exp",
-                                "log",
-                                "exp2",
-                                "log2",
-                                "sqrt",
-                                "abs",
-                                "where",
-                                "minimum",
-                                "maximum",
-                                "cdiv",
-                                "broadcast_to",
-                                "grid_dependency_wait",
-                                "launch_dependents"};
-  for (const char *b : names)
-    if (n == b)
-      return true;
-  return false;
-}
-
 FailureOr<TValue> MLIRGenImpl::genName(const NameExprAST &e) {
   auto it = env.find(e.getName().str());
   if (it != env.end()) {
@@ -405,7 +373,7 @@ FailureOr<TValue> MLIRGenImpl::genName(const NameExprAST &e) {
     return TValue::ofFloat(INFINITY);
   if (e.getName() == "nan")
     return TValue::ofFloat(NAN);
-  if (isBuiltinName(e.getName()))
+  if (lookupBuiltin(e.getName()))
     diags.error(e.loc(), "builtin '" + e.getName() + "' must be called");
   else if (astModule.lookup(e.getName()))
     diags.error(e.loc(), "helper '" + e.getName() + "' must be called");

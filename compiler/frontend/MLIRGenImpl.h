@@ -89,6 +89,9 @@ struct TValue {
 
 using Env = std::map<std::string, TValue>;
 
+struct BuiltinSpec;
+struct BuiltinCall;
+
 /// The shape of a tensor type; empty for scalars.
 inline llvm::ArrayRef<int64_t> shapeOf(mlir::Type t) {
   if (auto r = llvm::dyn_cast<mlir::RankedTensorType>(t))
@@ -170,21 +173,40 @@ public:
   /// Reports "expected a value" for non-value TValues (dtype, tuple...).
   mlir::LogicalResult requireValue(const TValue &v, SourceLoc l);
 
-  // --- Builtins.cpp -------------------------------------------------------
+  // --- Builtins.cpp: calls and the builtin registry ----------------------
   mlir::FailureOr<TValue> genCall(const CallExprAST &e);
-  /// `desc_load(desc, (row, col), (ROWS, COLS), row_end=None)`.
-  mlir::FailureOr<TValue> genDescLoad(llvm::ArrayRef<const ExprAST *> args,
-                                      SourceLoc l);
-  mlir::FailureOr<TValue> genBuiltin(llvm::StringRef name,
+  mlir::FailureOr<TValue> genBuiltin(const BuiltinSpec &spec,
                                      const CallExprAST &e);
   mlir::FailureOr<TValue> genConversion(const CallExprAST &e,
                                         const AttrExprAST &callee);
-  mlir::FailureOr<TValue> genMath(llvm::StringRef name, const TValue &x,
-                                  SourceLoc l);
-  mlir::FailureOr<TValue> genReduce(llvm::StringRef name, const TValue &x,
-                                    const ExprAST *axisExpr, SourceLoc l);
-  mlir::FailureOr<TValue> genMinMax(bool isMax, const TValue &a,
-                                    const TValue &b, SourceLoc l);
+  /// Evaluates an optional builtin argument as a value: None when omitted.
+  mlir::FailureOr<TValue> genOptionalValue(const ExprAST *e);
+
+  // Builtin handlers, one per row (or group of rows) of the registry.
+  // --- BuiltinTensors.cpp ---
+  /// `program_id(axis)`, `num_programs(axis)`.
+  mlir::FailureOr<TValue> genProgramIndex(const BuiltinCall &call);
+  mlir::FailureOr<TValue> genArange(const BuiltinCall &call);
+  /// `zeros(shape, dtype=f32)`, `full(shape, value, dtype=None)`.
+  mlir::FailureOr<TValue> genFill(const BuiltinCall &call);
+  /// `load(ptrs, mask=None, other=None)`, `store(ptrs, value, mask=None)`.
+  mlir::FailureOr<TValue> genLoadStore(const BuiltinCall &call);
+  mlir::FailureOr<TValue> genDot(const BuiltinCall &call);
+  mlir::FailureOr<TValue> genBroadcastTo(const BuiltinCall &call);
+  /// `grid_dependency_wait()`, `launch_dependents()`.
+  mlir::FailureOr<TValue> genGridDependency(const BuiltinCall &call);
+  // --- MLIRGenOps.cpp ---
+  /// `desc_load(desc, (row, col), (ROWS, COLS), row_end=None)`.
+  mlir::FailureOr<TValue> genDescLoad(const BuiltinCall &call);
+  // --- BuiltinMath.cpp ---
+  /// exp, log, exp2, log2, sqrt, abs.
+  mlir::FailureOr<TValue> genMath(const BuiltinCall &call);
+  /// `minimum(x, y)`, `maximum(x, y)`.
+  mlir::FailureOr<TValue> genMinMax(const BuiltinCall &call);
+  mlir::FailureOr<TValue> genCdiv(const BuiltinCall &call);
+  mlir::FailureOr<TValue> genWhere(const BuiltinCall &call);
+  /// `sum`, `max`, `min` of `x` along `axis` (optional for rank 1).
+  mlir::FailureOr<TValue> genReduce(const BuiltinCall &call);
 
   // State.
   mlir::MLIRContext &ctx;

@@ -1,6 +1,6 @@
 //===- MLIRGenOps.cpp - AST to tile IR: operators, indexing, constants ----===//
 
-#include "MLIRGenImpl.h"
+#include "Builtins.h"
 
 #include <cmath>
 
@@ -480,8 +480,8 @@ FailureOr<SmallVector<int64_t>> MLIRGenImpl::genShape(const ExprAST &e,
   return shape;
 }
 
-FailureOr<TValue> MLIRGenImpl::genDescLoad(ArrayRef<const ExprAST *> args,
-                                           SourceLoc l) {
+FailureOr<TValue> MLIRGenImpl::genDescLoad(const BuiltinCall &call) {
+  ArrayRef<const ExprAST *> args = call.args;
   FailureOr<TValue> desc = genExpr(*args[0]);
   if (failed(desc))
     return failure();
@@ -539,5 +539,5 @@ FailureOr<TValue> MLIRGenImpl::genDescLoad(ArrayRef<const ExprAST *> args,
   }
   Type type = tensorOf(*shape, descType.getElementType());
   return TValue::runtime(tile::DescLoadOp::create(
-      builder, loc(l), type, desc->value, *row, *col, rowEnd));
+      builder, loc(call.loc), type, desc->value, *row, *col, rowEnd));
 }
