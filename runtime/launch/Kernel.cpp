@@ -5,6 +5,7 @@
 #include "HostMemory.h"
 #include "tilemla/Interpreter/Interpreter.h"
 #include "tilemla/Runtime.h"
+#include "tilemla/Support/TensorDescriptorABI.h"
 
 #include <cstddef>
 #include <cstdio>
@@ -92,9 +93,7 @@ TensorParam parseTensorParam(const std::string &param, unsigned index,
   char extra;
   if (std::sscanf(tma.c_str(), ":tma=%ux%u:swizzle=%u%c", &tensor.boxRows,
                   &tensor.boxCols, &swizzleBytes, &extra) != 3 ||
-      tensor.boxRows < 1 || tensor.boxRows > 256 || tensor.boxCols < 1 ||
-      tensor.boxCols > 256 ||
-      (swizzleBytes != 32 && swizzleBytes != 64 && swizzleBytes != 128))
+      !isEncodableTmaBox(tensor.boxRows, tensor.boxCols, swizzleBytes))
     throw Error(fmt::format("{}: malformed TMA tensor parameter '{}' (want "
                             "':tma=ROWSxCOLS:swizzle=32|64|128', boxes of at "
                             "most 256)",

@@ -4,6 +4,7 @@
 
 #include "tilemla/Export.h"
 #include "tilemla/Frontend/Diagnostics.h"
+#include "tilemla/Support/TensorDescriptorABI.h"
 
 #include "llvm/Support/raw_ostream.h"
 #include <map>
@@ -50,7 +51,7 @@ struct KernelParam {
     BFloat16,
     Bool,
     /// A 2-D row-major tensor (`desc<T>` in the tile language), passed as
-    /// the 160-byte, 64-byte aligned block kTensorDescBytes describes.
+    /// the block Support/TensorDescriptorABI.h lays out.
     TensorDesc,
   } kind;
   /// Pointers and tensor descriptors: f16, bf16, f32, i32, i64, fp8e4m3.
@@ -60,15 +61,6 @@ struct KernelParam {
   /// or 128) the host encodes into the tensor map; 0 when no TMA reads it.
   unsigned tmaBoxRows = 0, tmaBoxCols = 0, tmaSwizzle = 0;
 };
-
-/// The kernel argument of a `desc<T>` parameter, passed by value:
-///   bytes [0, 128)    a CUtensorMap (encoded by the host when the kernel
-///                     reads the tensor with TMA; unused otherwise)
-///   bytes [128, 160)  base address, rows, cols, row stride in elements
-///                     (four 64-bit integers).
-constexpr unsigned kTensorDescBytes = 160;
-constexpr unsigned kTensorDescAlign = 64;
-constexpr unsigned kTensorMapBytes = 128;
 
 /// "*bf16" for pointers, else the scalar type: "i32", "f32", ...
 TILEMLA_API std::string toString(const KernelParam &param);
