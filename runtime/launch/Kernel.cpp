@@ -3,9 +3,9 @@
 #include "../cuda/CudaDriver.h"
 #include "EmbeddedKernels.h"
 #include "HostMemory.h"
+#include "TensorDescriptor.h"
 #include "tilemla/Interpreter/Interpreter.h"
 #include "tilemla/Runtime.h"
-#include "tilemla/Support/TensorDescriptorABI.h"
 
 #include <cstddef>
 #include <cstring>
@@ -18,6 +18,7 @@
 
 namespace tilemla {
 using namespace cuda;
+using namespace launch;
 
 KernelArg KernelArg::f32(float v) {
   uint32_t bits;
@@ -33,163 +34,6 @@ bool isInterpreterMode() {
 }
 
 namespace {
-/// A `desc<T>` parameter, resolved from its KernelParam once, when its
-/// module is loaded, so that launches only read numbers.
-struct TensorParam {
-  unsigned index = 0; ///< the argument's position
-  unsigned elementBytes = 0;
-  int dataType = 0; ///< CU_TENSOR_MAP_DATA_TYPE_*
-  /// The box each TMA copy moves; 0 when no TMA reads the tensor.
-  unsigned boxRows = 0, boxCols = 0;
-  int swizzle = CU_TENSOR_MAP_SWIZZLE_NONE;
-  bool tma() const { return boxRows != 0; }
-};
-
-/// The argument block of a `desc<T>` parameter (kTensorDescBytes, aligned to
-/// kTensorDescAlign): the tensor map, then the tensor's address and shape.
-struct alignas(kTensorDescAlign) TensorDescBlock {
-  CUtensorMap map; ///< zeros when no TMA reads the tensor
-  uint64_t base;
-  int64_t rows, cols, rowStride;
-};
-static_assert(sizeof(CUtensorMap) == kTensorMapBytes);
-static_assert(offsetof(TensorDescBlock, base) == kTensorMapBytes);
-static_assert(offsetof(TensorDescBlock, rowStride) + sizeof(int64_t) ==
-              kTensorDescBytes);
-/// Kernel parameters are limited to 4 KB; 16 descriptors take 2.5 KB.
-constexpr size_t kMaxTensorParams = 16;
-
-/// What a launch needs of tensor-descriptor parameter `index` of `kernel`;
-/// throws, naming both, for an element type no tensor map holds or a TMA box
-/// no tensor map encodes.
-TensorParam tensorParamFor(const std::string &kernel, const KernelParam &param,
-                           unsigned index) {
-  using ElementType = KernelParam::ElementType;
-  TensorParam tensor;
-  tensor.index = index;
-  auto setType = [&](unsigned bytes, int dataType) {
-    tensor.elementBytes = bytes;
-    tensor.dataType = dataType;
-  };
-  switch (param.elementType) {
-  case ElementType::F16:
-    setType(2, CU_TENSOR_MAP_DATA_TYPE_FLOAT16);
-    break;
-  case ElementType::BF16:
-    setType(2, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16);
-    break;
-  case ElementType::F32:
-    setType(4, CU_TENSOR_MAP_DATA_TYPE_FLOAT32);
-    break;
-  case ElementType::I32:
-    setType(4, CU_TENSOR_MAP_DATA_TYPE_INT32);
-    break;
-  case ElementType::I64:
-    setType(8, CU_TENSOR_MAP_DATA_TYPE_INT64);
-    break;
-  case ElementType::FP8E4M3:
-    setType(1, CU_TENSOR_MAP_DATA_TYPE_UINT8);
-    break;
-  case ElementType::None:
-  case ElementType::I1:
-    break;
-  }
-  if (param.kind != KernelParam::TensorDesc || !tensor.elementBytes)
-    throw Error(fmt::format("kernel {}, parameter {}: unsupported tensor "
-                            "parameter '{}'",
-                            kernel, index, toString(param)));
-  if (!param.readWithTma())
-    return tensor; // no TMA reads it
-  if (!isEncodableTmaBox(param.tmaBoxRows, param.tmaBoxCols, param.tmaSwizzle))
-    throw Error(fmt::format("kernel {}, parameter {}: malformed TMA tensor "
-                            "parameter '{}' (boxes of 1 to {} elements per "
-                            "side, swizzle 32, 64 or 128 bytes)",
-                            kernel, index, toString(param), kMaxTmaBoxDim));
-  tensor.boxRows = param.tmaBoxRows;
-  tensor.boxCols = param.tmaBoxCols;
-  tensor.swizzle = param.tmaSwizzle == 32   ? CU_TENSOR_MAP_SWIZZLE_32B
-                   : param.tmaSwizzle == 64 ? CU_TENSOR_MAP_SWIZZLE_64B
-                                            : CU_TENSOR_MAP_SWIZZLE_128B;
-  return tensor;
-}
-
-/// Throws, naming the kernel, the argument and the reason, unless `arg`
-/// describes a tensor that `tensor` (and TMA, if it reads it) can address.
-void checkTensorArg(const std::string &kernel, const KernelParam &param,
-                    const TensorParam &tensor, const KernelArg &arg) {
-  uint64_t base = *static_cast<uint64_t *>(arg.storage());
-  int64_t rows = arg.tensorRows(), cols = arg.tensorCols(),
-          stride = arg.tensorRowStride();
-  // Wraps only for strides no TMA nor kernel could use; 16 divides 2^64.
-  uint64_t strideBytes = uint64_t(stride) * tensor.elementBytes;
-  std::string reason;
-  if (base % 16)
-    reason = fmt::format("base address {:#x} is not 16-byte aligned", base);
-  else if (rows < 1 || cols < 1)
-    reason =
-        fmt::format("{} x {} elements; both must be at least 1", rows, cols);
-  else if (stride < cols)
-    reason =
-        fmt::format("row stride {} is less than the {} columns", stride, cols);
-  else if (strideBytes % 16)
-    reason = fmt::format("row stride {} ({} bytes) is not a multiple of 16 "
-                         "bytes",
-                         stride, strideBytes);
-  else if (tensor.tma() && (uint64_t(rows) > (uint64_t(1) << 32) ||
-                            uint64_t(cols) > (uint64_t(1) << 32)))
-    reason = fmt::format("{} x {} elements; TMA addresses at most 2^32 per "
-                         "dimension",
-                         rows, cols);
-  else if (tensor.tma() &&
-           stride >= (int64_t(1) << 40) / int64_t(tensor.elementBytes))
-    reason =
-        fmt::format("row stride {}; TMA needs it below 2^40 bytes", stride);
-  if (!reason.empty())
-    throw Error(fmt::format("kernel {}: argument {} ({}): {}", kernel,
-                            tensor.index, toString(param), reason));
-}
-
-/// Fills `block` for a checked `arg`, encoding the tensor map for TMA. Per
-/// launch: encoding takes about 50 ns (H200 host), too little for a cache of
-/// maps to pay for its locking.
-void buildTensorDesc(const std::string &kernel, const KernelParam &param,
-                     const TensorParam &tensor, const KernelArg &arg,
-                     TensorDescBlock &block) {
-  block.base = *static_cast<uint64_t *>(arg.storage());
-  block.rows = arg.tensorRows();
-  block.cols = arg.tensorCols();
-  block.rowStride = arg.tensorRowStride();
-  if (!tensor.tma()) {
-    std::memset(&block.map, 0, sizeof block.map);
-    return;
-  }
-  auto encode = driver().cuTensorMapEncodeTiled;
-  if (!encode)
-    throw Error(fmt::format("kernel {}: argument {} ({}) is read with TMA, "
-                            "but this CUDA driver has no "
-                            "cuTensorMapEncodeTiled (CUDA 12.0+ needed)",
-                            kernel, tensor.index, toString(param)));
-  // TMA lists dimensions innermost first; strides omit the innermost.
-  const unsigned long long dims[2] = {(unsigned long long)block.cols,
-                                      (unsigned long long)block.rows};
-  const unsigned long long strides[1] = {(unsigned long long)block.rowStride *
-                                         tensor.elementBytes};
-  const unsigned box[2] = {tensor.boxCols, tensor.boxRows};
-  const unsigned elementStrides[2] = {1, 1};
-  CUresult result = encode(&block.map, tensor.dataType, 2,
-                           reinterpret_cast<void *>(block.base), dims, strides,
-                           box, elementStrides, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                           tensor.swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-                           CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (result != CUDA_SUCCESS)
-    check(result, "cuTensorMapEncodeTiled",
-          fmt::format("kernel {} argument {} ({}, {} x {} elements, row "
-                      "stride {})",
-                      kernel, tensor.index, toString(param), block.rows,
-                      block.cols,
-                      block.rowStride));
-}
-
 /// A specialization loaded into one CUDA context.
 struct LoadedKernel {
   std::shared_ptr<const runtime::Artifact> artifact;
