@@ -232,9 +232,11 @@ private:
   int64_t hostNs = 0; ///< interpreter mode: steady clock at record()
 };
 
-/// The current device, as benchmarks report it.
+/// The current device, as benchmarks report it and backends size their
+/// work for.
 struct DeviceInfo {
   std::string name;        ///< e.g. "NVIDIA H200"
+  int ordinal = -1;        ///< the CUDA device ordinal; -1 when interpreted
   std::string arch;        ///< the code target, e.g. "sm_90a"
   int multiprocessors = 0; ///< SM count
   size_t totalMemory = 0;  ///< bytes
