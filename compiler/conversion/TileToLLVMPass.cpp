@@ -9,7 +9,7 @@
 #include "tilemla/Conversion/AccessWidth.h"
 #include "tilemla/Conversion/Passes.h"
 #include "tilemla/Conversion/Utility.h"
-#include "tilemla/Driver/Compiler.h"
+#include "tilemla/Support/TensorDescriptorABI.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"

@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "tilemla/Conversion/Utility.h"
-#include "tilemla/Driver/Compiler.h"
+#include "tilemla/Support/TensorDescriptorABI.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"

@@ -56,12 +56,36 @@ const char *kindName(KernelParam::Kind kind) {
   return "?";
 }
 
+const char *elementTypeName(KernelParam::ElementType type) {
+  using ElementType = KernelParam::ElementType;
+  switch (type) {
+  case ElementType::None:
+    return "";
+  case ElementType::I1:
+    return "i1";
+  case ElementType::I32:
+    return "i32";
+  case ElementType::I64:
+    return "i64";
+  case ElementType::F16:
+    return "f16";
+  case ElementType::BF16:
+    return "bf16";
+  case ElementType::F32:
+    return "f32";
+  case ElementType::FP8E4M3:
+    return "fp8e4m3";
+  }
+  return "?";
+}
+
 std::string toString(const KernelParam &param) {
+  std::string element = elementTypeName(param.elementType);
   if (param.kind == KernelParam::Pointer)
-    return "*" + param.elementType;
+    return "*" + element;
   if (param.kind == KernelParam::TensorDesc) {
-    std::string s = "desc<" + param.elementType + ">";
-    if (param.tmaSwizzle)
+    std::string s = "desc<" + element + ">";
+    if (param.readWithTma())
       s += ":tma=" + std::to_string(param.tmaBoxRows) + "x" +
            std::to_string(param.tmaBoxCols) +
            ":swizzle=" + std::to_string(param.tmaSwizzle);
@@ -89,39 +113,41 @@ void describeTmaBoxes(func::FuncOp func, std::vector<KernelParam> &params) {
 }
 
 std::optional<KernelParam> describeParam(Type type) {
-  auto nameOf = [](Type t) -> std::string {
+  using ElementType = KernelParam::ElementType;
+  auto elementOf = [](Type t) {
     if (t.isF16())
-      return "f16";
+      return ElementType::F16;
     if (t.isBF16())
-      return "bf16";
+      return ElementType::BF16;
     if (t.isF32())
-      return "f32";
+      return ElementType::F32;
     if (t.isInteger(32))
-      return "i32";
+      return ElementType::I32;
     if (t.isInteger(64))
-      return "i64";
+      return ElementType::I64;
     if (t.isInteger(1))
-      return "i1";
+      return ElementType::I1;
     if (isa<Float8E4M3FNType>(t))
-      return "fp8e4m3";
-    return "";
+      return ElementType::FP8E4M3;
+    return ElementType::None;
   };
   if (auto ptr = dyn_cast<tile::PointerType>(type))
-    return KernelParam{KernelParam::Pointer, nameOf(ptr.getPointeeType())};
+    return KernelParam{KernelParam::Pointer, elementOf(ptr.getPointeeType())};
   if (auto desc = dyn_cast<tile::TensorDescType>(type))
-    return KernelParam{KernelParam::TensorDesc, nameOf(desc.getElementType())};
+    return KernelParam{KernelParam::TensorDesc,
+                       elementOf(desc.getElementType())};
   if (type.isInteger(32))
-    return KernelParam{KernelParam::Int32, ""};
+    return KernelParam{KernelParam::Int32};
   if (type.isInteger(64))
-    return KernelParam{KernelParam::Int64, ""};
+    return KernelParam{KernelParam::Int64};
   if (type.isInteger(1))
-    return KernelParam{KernelParam::Bool, ""};
+    return KernelParam{KernelParam::Bool};
   if (type.isF32())
-    return KernelParam{KernelParam::Float32, ""};
+    return KernelParam{KernelParam::Float32};
   if (type.isF16())
-    return KernelParam{KernelParam::Float16, ""};
+    return KernelParam{KernelParam::Float16};
   if (type.isBF16())
-    return KernelParam{KernelParam::BFloat16, ""};
+    return KernelParam{KernelParam::BFloat16};
   return std::nullopt;
 }
 

@@ -70,22 +70,45 @@ Arg Arg::i1(bool value) {
 }
 
 namespace {
+KernelParam::ElementType elementTypeOf(ElemKind kind) {
+  using ElementType = KernelParam::ElementType;
+  switch (kind) {
+  case ElemKind::I1:
+    return ElementType::I1;
+  case ElemKind::I32:
+    return ElementType::I32;
+  case ElemKind::I64:
+    return ElementType::I64;
+  case ElemKind::F16:
+    return ElementType::F16;
+  case ElemKind::BF16:
+    return ElementType::BF16;
+  case ElemKind::F32:
+    return ElementType::F32;
+  case ElemKind::F8E4M3:
+    return ElementType::FP8E4M3;
+  case ElemKind::Ptr:
+    break;
+  }
+  return ElementType::None;
+}
+
 KernelParam describe(ElemKind kind, ElemKind pointee) {
   switch (kind) {
   case ElemKind::Ptr:
-    return {KernelParam::Pointer, kindName(pointee)};
+    return {KernelParam::Pointer, elementTypeOf(pointee)};
   case ElemKind::I1:
-    return {KernelParam::Bool, ""};
+    return {KernelParam::Bool};
   case ElemKind::I32:
-    return {KernelParam::Int32, ""};
+    return {KernelParam::Int32};
   case ElemKind::I64:
-    return {KernelParam::Int64, ""};
+    return {KernelParam::Int64};
   case ElemKind::F16:
-    return {KernelParam::Float16, ""};
+    return {KernelParam::Float16};
   case ElemKind::BF16:
-    return {KernelParam::BFloat16, ""};
+    return {KernelParam::BFloat16};
   default:
-    return {KernelParam::Float32, ""};
+    return {KernelParam::Float32};
   }
 }
 } // namespace
@@ -125,7 +148,8 @@ Kernel::Kernel(const SourceFile &file, const CompileOptions &options)
       ElemKind unused;
       if (getElemKind(desc.getElementType(), pointee, unused)) {
         impl->kinds.push_back({ElemKind::Ptr, pointee});
-        impl->params.push_back({KernelParam::TensorDesc, kindName(pointee)});
+        impl->params.push_back(
+            {KernelParam::TensorDesc, elementTypeOf(pointee)});
         continue;
       }
     }
@@ -172,7 +196,8 @@ void Kernel::launch(std::array<unsigned, 3> grid,
     const Arg &arg = args[i];
     if (arg.kind != params[i].kind) {
       std::string expected = params[i].kind == KernelParam::Pointer
-                                 ? "a pointer to " + params[i].elementType
+                                 ? std::string("a pointer to ") +
+                                       elementTypeName(params[i].elementType)
                                  : toString(params[i]);
       throw ArgumentError(
           fmt::format("kernel '{}': argument {} must be {}, got {}", impl->name,

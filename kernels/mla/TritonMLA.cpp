@@ -1,8 +1,6 @@
 //===- TritonMLA.cpp - the TRITON_MLA decode backend ----------------------===//
 #include "tilemla/mla/TritonMLA.h"
 
-#include "../../runtime/cuda/CudaDriver.h"
-
 #include <algorithm>
 #include <climits>
 #include <cmath>
@@ -244,8 +242,11 @@ TritonMLAImpl::TritonMLAImpl(
 
   numSMs = opts.numSMs > 0 ? opts.numSMs : 132;
   // Stage 1's tiles depend on the target (they size the workspace below).
-  if (opts.device >= 0 && !isInterpreterMode())
-    warpgroupTiles = cuda::currentTarget().hasWgmma();
+  std::optional<DeviceInfo> device;
+  if (opts.device >= 0 && !isInterpreterMode()) {
+    device = deviceInfo();
+    warpgroupTiles = device->target && device->target->hasWgmma();
+  }
   // The workspace holds the most (request, split) pairs any batch up to
   // maxBatch uses: Auto gives small batches many splits, large ones few.
   for (int64_t b = 1; b <= opts.maxBatch; ++b)
@@ -253,15 +254,13 @@ TritonMLAImpl::TritonMLAImpl(
   if (opts.device < 0)
     return; // validation-only impl: nothing on a device
 
-  if (!isInterpreterMode()) {
-    cuda::CUdevice current = cuda::currentDevice();
-    if (current != opts.device)
+  if (device) {
+    if (device->ordinal != opts.device)
       throw Error(fmt::format("options.device: expected the current CUDA "
                               "context's device {}, got {}",
-                              current, opts.device));
+                              device->ordinal, opts.device));
     if (opts.numSMs <= 0)
-      TILEMLA_CU(cuDeviceGetAttribute, "SM count", &numSMs,
-                 cuda::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, current);
+      numSMs = device->multiprocessors;
   }
   // Partial outputs, then their log-sum-exps (see wsLseOffset).
   size_t wsBytes =

@@ -3,6 +3,7 @@
 
 #include "../cuda/PtxToCubin.h"
 #include "tilemla/Runtime.h"
+#include "tilemla/Support/TensorDescriptorABI.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -66,8 +67,7 @@ Artifact compile(const CompileRequest &request, const std::string &key) {
   artifact.target = kernel->target;
   artifact.numWarps = kernel->numWarps;
   artifact.sharedBytes = kernel->sharedBytes;
-  for (const KernelParam &param : kernel->params)
-    artifact.params.push_back(toString(param));
+  artifact.params = kernel->params;
   if (auto cubin =
           cuda::assembleCubin(kernel->ptx, kernel->target.name(), kernel->name))
     artifact.cubin = std::move(*cubin);
@@ -154,6 +154,76 @@ bool writeFileAtomically(const fs::path &path, const std::string &data) {
 fs::path entryFolder(const fs::path &root, const std::string &key) {
   return root / key.substr(0, 2) / key;
 }
+
+llvm::json::Object paramToJson(const KernelParam &param) {
+  llvm::json::Object object{{"kind", kindName(param.kind)}};
+  if (param.elementType != KernelParam::ElementType::None)
+    object["element_type"] = elementTypeName(param.elementType);
+  if (param.readWithTma())
+    object["tma"] = llvm::json::Object{{"box_rows", int64_t(param.tmaBoxRows)},
+                                       {"box_cols", int64_t(param.tmaBoxCols)},
+                                       {"swizzle", int64_t(param.tmaSwizzle)}};
+  return object;
+}
+
+/// The enumerator of [0, last] that `name` names.
+template <typename Enum, typename NameOf>
+std::optional<Enum> enumNamed(llvm::StringRef name, Enum last, NameOf nameOf) {
+  for (int value = 0; value <= int(last); ++value)
+    if (name == nameOf(Enum(value)))
+      return Enum(value);
+  return std::nullopt;
+}
+
+/// A parameter as paramToJson wrote it; nullopt for anything else (unknown
+/// names, an element type where none belongs or none where one does, a TMA
+/// box on anything but a tensor descriptor, a box no tensor map encodes), so
+/// that a damaged entry is recompiled rather than launched.
+std::optional<KernelParam> paramFromJson(const llvm::json::Value &value) {
+  using ElementType = KernelParam::ElementType;
+  const llvm::json::Object *object = value.getAsObject();
+  if (!object)
+    return std::nullopt;
+  std::optional<llvm::StringRef> kindText = object->getString("kind");
+  std::optional<KernelParam::Kind> kind =
+      kindText ? enumNamed(*kindText, KernelParam::TensorDesc, kindName)
+               : std::nullopt;
+  if (!kind)
+    return std::nullopt;
+  KernelParam param{*kind};
+  bool pointsAtElements = param.kind == KernelParam::Pointer ||
+                          param.kind == KernelParam::TensorDesc;
+  std::optional<llvm::StringRef> elementText =
+      object->getString("element_type");
+  if (elementText.has_value() != pointsAtElements)
+    return std::nullopt;
+  if (elementText) {
+    std::optional<ElementType> element =
+        enumNamed(*elementText, ElementType::FP8E4M3, elementTypeName);
+    if (!element || *element == ElementType::None)
+      return std::nullopt;
+    param.elementType = *element;
+  }
+  if (const llvm::json::Value *tmaValue = object->get("tma")) {
+    const llvm::json::Object *tma = tmaValue->getAsObject();
+    if (!tma || param.kind != KernelParam::TensorDesc)
+      return std::nullopt;
+    auto field = [&](const char *name) {
+      std::optional<int64_t> number = tma->getInteger(name);
+      // Out of range reads as 0, which isEncodableTmaBox rejects.
+      return number && *number > 0 && *number <= kMaxTmaBoxDim
+                 ? unsigned(*number)
+                 : 0u;
+    };
+    param.tmaBoxRows = field("box_rows");
+    param.tmaBoxCols = field("box_cols");
+    param.tmaSwizzle = field("swizzle");
+    if (!isEncodableTmaBox(param.tmaBoxRows, param.tmaBoxCols,
+                           param.tmaSwizzle))
+      return std::nullopt;
+  }
+  return param;
+}
 } // namespace
 
 std::optional<Artifact> loadFromDisk(const fs::path &root,
@@ -185,10 +255,15 @@ std::optional<Artifact> loadFromDisk(const fs::path &root,
   artifact.target = *target;
   artifact.numWarps = meta->getInteger("num_warps").value_or(0);
   artifact.sharedBytes = meta->getInteger("shared_bytes").value_or(0);
-  if (const llvm::json::Array *params = meta->getArray("params"))
-    for (const llvm::json::Value &param : *params)
-      if (auto name = param.getAsString())
-        artifact.params.push_back(name->str());
+  const llvm::json::Array *params = meta->getArray("params");
+  if (!params)
+    return std::nullopt;
+  for (const llvm::json::Value &value : *params) {
+    std::optional<KernelParam> param = paramFromJson(value);
+    if (!param)
+      return std::nullopt;
+    artifact.params.push_back(*param);
+  }
   if (!readFile(folder / "kernel.ptx", artifact.ptx) ||
       sha256Hex(artifact.ptx) != text("ptx_sha256") || artifact.name.empty())
     return std::nullopt;
@@ -207,8 +282,8 @@ void storeToDisk(const fs::path &root, const Artifact &artifact) {
   if (error)
     return;
   llvm::json::Array params;
-  for (const std::string &param : artifact.params)
-    params.push_back(param);
+  for (const KernelParam &param : artifact.params)
+    params.push_back(paramToJson(param));
   llvm::json::Object meta{
       {"key", artifact.key},
       {"build", compilerBuildId()},

@@ -2,9 +2,11 @@
 //
 // The cache key is a SHA-256 over everything that changes the generated
 // code: the compiler's build id (a hash of its sources), the kernel source,
-// the kernel name, the constexpr values, the warps, the target architecture
-// and the PTX version. Artifacts (PTX, cubin, metadata) live in a
-// thread-safe, single-flight memory cache backed by an on-disk cache.
+// the kernel name, the constexpr values, the warps, the target architecture,
+// the argument facts (per argument: pointer alignment, integer divisible by
+// 16 or equal to 1) and the PTX version. Artifacts (PTX, cubin, metadata)
+// live in a thread-safe, single-flight memory cache backed by an on-disk
+// cache; only the disk cache turns the typed signature into JSON and back.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TILEMLA_RUNTIME_KERNELCACHE_H
@@ -44,7 +46,7 @@ struct Artifact {
   std::string cubin; ///< empty when nvJitLink is unavailable
   unsigned numWarps = 4;
   unsigned sharedBytes = 0;
-  std::vector<std::string> params; ///< "*bf16", "i32", ...
+  std::vector<KernelParam> params; ///< the runtime signature, launch order
 };
 
 /// The compiler's build id: a hash of its sources, fixed at build time.
@@ -55,8 +57,9 @@ std::string computeCacheKey(const CompileRequest &request);
 /// The disk cache folder, or nullopt when TILEMLA_CACHE=off.
 std::optional<std::filesystem::path> diskCacheDirectory();
 
-/// Reads and verifies an entry (checksums, key, build id); nullopt when it is
-/// missing, truncated, corrupt or from another compiler.
+/// Reads and verifies an entry (checksums, key, build id, a well-formed
+/// signature); nullopt when it is missing, truncated, corrupt or from
+/// another compiler.
 std::optional<Artifact> loadFromDisk(const std::filesystem::path &root,
                                      const std::string &key);
 /// Writes an entry atomically (temporary files renamed into place; the

@@ -1,4 +1,4 @@
-//===- GpuEvent.cpp - CUDA events and device facts for benchmarks ---------===//
+//===- GpuEvent.cpp - CUDA events for timing stream-ordered work ---------===//
 #include "../cuda/CudaDriver.h"
 #include "tilemla/Runtime.h"
 
@@ -79,27 +79,5 @@ float GpuEvent::elapsedMs(const GpuEvent &start, const GpuEvent &end) {
              static_cast<CUevent>(start.event),
              static_cast<CUevent>(end.event));
   return ms;
-}
-
-DeviceInfo deviceInfo() {
-  DeviceInfo info;
-  if (isInterpreterMode()) {
-    info.name = "CPU interpreter (TILEMLA_INTERPRET=1)";
-    info.arch = "interpreter";
-    info.multiprocessors = 1;
-    return info;
-  }
-  CUdevice device = currentDevice();
-  char name[256] = {};
-  TILEMLA_CU(cuDeviceGetName, "the device name", name, int(sizeof name) - 1,
-             device);
-  info.name = name;
-  info.arch = currentTarget().name();
-  TILEMLA_CU(cuDeviceGetAttribute, "the SM count", &info.multiprocessors,
-             CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device);
-  TILEMLA_CU(cuDeviceTotalMem, "the device memory", &info.totalMemory, device);
-  size_t total = 0;
-  TILEMLA_CU(cuMemGetInfo, "free device memory", &info.freeMemory, &total);
-  return info;
 }
 } // namespace tilemla

@@ -3,11 +3,11 @@
 #include "../cuda/CudaDriver.h"
 #include "EmbeddedKernels.h"
 #include "HostMemory.h"
+#include "TensorDescriptor.h"
 #include "tilemla/Interpreter/Interpreter.h"
 #include "tilemla/Runtime.h"
 
 #include <cstddef>
-#include <cstdio>
 #include <cstring>
 #include <deque>
 #include <fmt/format.h>
@@ -18,6 +18,7 @@
 
 namespace tilemla {
 using namespace cuda;
+using namespace launch;
 
 KernelArg KernelArg::f32(float v) {
   uint32_t bits;
@@ -33,158 +34,6 @@ bool isInterpreterMode() {
 }
 
 namespace {
-/// A `desc<T>` parameter, parsed from its signature string once, when its
-/// module is loaded, so that launches only read numbers.
-struct TensorParam {
-  unsigned index = 0; ///< the argument's position
-  unsigned elementBytes = 0;
-  int dataType = 0; ///< CU_TENSOR_MAP_DATA_TYPE_*
-  /// The box each TMA copy moves; 0 when no TMA reads the tensor.
-  unsigned boxRows = 0, boxCols = 0;
-  int swizzle = CU_TENSOR_MAP_SWIZZLE_NONE;
-  bool tma() const { return boxRows != 0; }
-};
-
-/// The argument block of a `desc<T>` parameter (kTensorDescBytes, aligned to
-/// kTensorDescAlign): the tensor map, then the tensor's address and shape.
-struct alignas(kTensorDescAlign) TensorDescBlock {
-  CUtensorMap map; ///< zeros when no TMA reads the tensor
-  uint64_t base;
-  int64_t rows, cols, rowStride;
-};
-static_assert(sizeof(CUtensorMap) == kTensorMapBytes);
-static_assert(offsetof(TensorDescBlock, base) == kTensorMapBytes);
-static_assert(offsetof(TensorDescBlock, rowStride) + sizeof(int64_t) ==
-              kTensorDescBytes);
-/// Kernel parameters are limited to 4 KB; 16 descriptors take 2.5 KB.
-constexpr size_t kMaxTensorParams = 16;
-
-/// "desc<bf16>" or "desc<bf16>:tma=64x64:swizzle=128"; throws on anything
-/// else, naming `what` (the kernel and parameter).
-TensorParam parseTensorParam(const std::string &param, unsigned index,
-                             const std::string &what) {
-  static const struct {
-    const char *name;
-    unsigned bytes;
-    int dataType;
-  } types[] = {{"f16", 2, CU_TENSOR_MAP_DATA_TYPE_FLOAT16},
-               {"bf16", 2, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16},
-               {"f32", 4, CU_TENSOR_MAP_DATA_TYPE_FLOAT32},
-               {"i32", 4, CU_TENSOR_MAP_DATA_TYPE_INT32},
-               {"i64", 8, CU_TENSOR_MAP_DATA_TYPE_INT64},
-               {"fp8e4m3", 1, CU_TENSOR_MAP_DATA_TYPE_UINT8}};
-  TensorParam tensor;
-  tensor.index = index;
-  size_t close = param.find('>');
-  std::string type = param.substr(5, close - 5); // after "desc<"
-  for (const auto &known : types)
-    if (type == known.name) {
-      tensor.elementBytes = known.bytes;
-      tensor.dataType = known.dataType;
-    }
-  if (!tensor.elementBytes || close == std::string::npos)
-    throw Error(
-        fmt::format("{}: unsupported tensor parameter '{}'", what, param));
-  std::string tma = param.substr(close + 1);
-  if (tma.empty())
-    return tensor;
-  unsigned swizzleBytes = 0;
-  char extra;
-  if (std::sscanf(tma.c_str(), ":tma=%ux%u:swizzle=%u%c", &tensor.boxRows,
-                  &tensor.boxCols, &swizzleBytes, &extra) != 3 ||
-      tensor.boxRows < 1 || tensor.boxRows > 256 || tensor.boxCols < 1 ||
-      tensor.boxCols > 256 ||
-      (swizzleBytes != 32 && swizzleBytes != 64 && swizzleBytes != 128))
-    throw Error(fmt::format("{}: malformed TMA tensor parameter '{}' (want "
-                            "':tma=ROWSxCOLS:swizzle=32|64|128', boxes of at "
-                            "most 256)",
-                            what, param));
-  tensor.swizzle = swizzleBytes == 32   ? CU_TENSOR_MAP_SWIZZLE_32B
-                   : swizzleBytes == 64 ? CU_TENSOR_MAP_SWIZZLE_64B
-                                        : CU_TENSOR_MAP_SWIZZLE_128B;
-  return tensor;
-}
-
-bool isTensorParam(const std::string &param) {
-  return param.rfind("desc<", 0) == 0;
-}
-
-/// Throws, naming the kernel, the argument and the reason, unless `arg`
-/// describes a tensor that `tensor` (and TMA, if it reads it) can address.
-void checkTensorArg(const std::string &kernel, const std::string &param,
-                    const TensorParam &tensor, const KernelArg &arg) {
-  uint64_t base = *static_cast<uint64_t *>(arg.storage());
-  int64_t rows = arg.tensorRows(), cols = arg.tensorCols(),
-          stride = arg.tensorRowStride();
-  // Wraps only for strides no TMA nor kernel could use; 16 divides 2^64.
-  uint64_t strideBytes = uint64_t(stride) * tensor.elementBytes;
-  std::string reason;
-  if (base % 16)
-    reason = fmt::format("base address {:#x} is not 16-byte aligned", base);
-  else if (rows < 1 || cols < 1)
-    reason =
-        fmt::format("{} x {} elements; both must be at least 1", rows, cols);
-  else if (stride < cols)
-    reason =
-        fmt::format("row stride {} is less than the {} columns", stride, cols);
-  else if (strideBytes % 16)
-    reason = fmt::format("row stride {} ({} bytes) is not a multiple of 16 "
-                         "bytes",
-                         stride, strideBytes);
-  else if (tensor.tma() && (uint64_t(rows) > (uint64_t(1) << 32) ||
-                            uint64_t(cols) > (uint64_t(1) << 32)))
-    reason = fmt::format("{} x {} elements; TMA addresses at most 2^32 per "
-                         "dimension",
-                         rows, cols);
-  else if (tensor.tma() &&
-           stride >= (int64_t(1) << 40) / int64_t(tensor.elementBytes))
-    reason =
-        fmt::format("row stride {}; TMA needs it below 2^40 bytes", stride);
-  if (!reason.empty())
-    throw Error(fmt::format("kernel {}: argument {} ({}): {}", kernel,
-                            tensor.index, param, reason));
-}
-
-/// Fills `block` for a checked `arg`, encoding the tensor map for TMA. Per
-/// launch: encoding takes about 50 ns (H200 host), too little for a cache of
-/// maps to pay for its locking.
-void buildTensorDesc(const std::string &kernel, const std::string &param,
-                     const TensorParam &tensor, const KernelArg &arg,
-                     TensorDescBlock &block) {
-  block.base = *static_cast<uint64_t *>(arg.storage());
-  block.rows = arg.tensorRows();
-  block.cols = arg.tensorCols();
-  block.rowStride = arg.tensorRowStride();
-  if (!tensor.tma()) {
-    std::memset(&block.map, 0, sizeof block.map);
-    return;
-  }
-  auto encode = driver().cuTensorMapEncodeTiled;
-  if (!encode)
-    throw Error(fmt::format("kernel {}: argument {} ({}) is read with TMA, "
-                            "but this CUDA driver has no "
-                            "cuTensorMapEncodeTiled (CUDA 12.0+ needed)",
-                            kernel, tensor.index, param));
-  // TMA lists dimensions innermost first; strides omit the innermost.
-  const unsigned long long dims[2] = {(unsigned long long)block.cols,
-                                      (unsigned long long)block.rows};
-  const unsigned long long strides[1] = {(unsigned long long)block.rowStride *
-                                         tensor.elementBytes};
-  const unsigned box[2] = {tensor.boxCols, tensor.boxRows};
-  const unsigned elementStrides[2] = {1, 1};
-  CUresult result = encode(&block.map, tensor.dataType, 2,
-                           reinterpret_cast<void *>(block.base), dims, strides,
-                           box, elementStrides, CU_TENSOR_MAP_INTERLEAVE_NONE,
-                           tensor.swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-                           CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (result != CUDA_SUCCESS)
-    check(result, "cuTensorMapEncodeTiled",
-          fmt::format("kernel {} argument {} ({}, {} x {} elements, row "
-                      "stride {})",
-                      kernel, tensor.index, param, block.rows, block.cols,
-                      block.rowStride));
-}
-
 /// A specialization loaded into one CUDA context.
 struct LoadedKernel {
   std::shared_ptr<const runtime::Artifact> artifact;
@@ -198,20 +47,27 @@ struct LoadedKernel {
   bool dependentLaunch = false;
 };
 
-std::optional<KernelArg::Kind> kindOfParam(const std::string &param) {
-  if (param[0] == '*')
+/// The KernelArg kind that passes `param`; none for f16 and bf16 scalars,
+/// which KernelArg cannot pass (every launch reports the mismatch).
+std::optional<KernelArg::Kind> argKindFor(const KernelParam &param) {
+  switch (param.kind) {
+  case KernelParam::Pointer:
     return KernelArg::Kind::Pointer;
-  if (isTensorParam(param))
+  case KernelParam::TensorDesc:
     return KernelArg::Kind::TensorDesc;
-  if (param == "i32")
+  case KernelParam::Int32:
     return KernelArg::Kind::Int32;
-  if (param == "i64")
+  case KernelParam::Int64:
     return KernelArg::Kind::Int64;
-  if (param == "f32")
+  case KernelParam::Float32:
     return KernelArg::Kind::Float32;
-  if (param == "i1")
+  case KernelParam::Bool:
     return KernelArg::Kind::Bool;
-  return std::nullopt; // e.g. f16 scalars: every launch reports the mismatch
+  case KernelParam::Float16:
+  case KernelParam::BFloat16:
+    break;
+  }
+  return std::nullopt;
 }
 
 /// Modules are shared by every handle of one specialization in a context.
@@ -225,14 +81,12 @@ LoadedKernel loadInContext(std::shared_ptr<const runtime::Artifact> artifact,
     return it->second;
   LoadedKernel loaded;
   loaded.artifact = artifact;
-  // Parsed before the module is loaded: a bad signature leaks no module.
-  for (const std::string &param : artifact->params) {
-    if (isTensorParam(param))
-      loaded.tensors.push_back(parseTensorParam(
-          param, loaded.expected.size(),
-          fmt::format("kernel {}, parameter {}", artifact->name,
-                      loaded.expected.size())));
-    loaded.expected.push_back(kindOfParam(param));
+  // Checked before the module is loaded: a bad signature leaks no module.
+  for (const KernelParam &param : artifact->params) {
+    if (param.kind == KernelParam::TensorDesc)
+      loaded.tensors.push_back(
+          tensorParamFor(artifact->name, param, loaded.expected.size()));
+    loaded.expected.push_back(argKindFor(param));
   }
   if (loaded.tensors.size() > kMaxTensorParams)
     throw Error(fmt::format("kernel {} has {} tensor parameters; at most {} "
@@ -439,12 +293,9 @@ static void launchInterpreted(const interp::Kernel &kernel, Dim3 grid,
     case KernelArg::Kind::TensorDesc:
       // The GPU's checks, so that the interpreter rejects what a launch
       // would; a mismatched kind is the interpreter's to report.
-      if (i < params.size() && params[i].kind == KernelParam::TensorDesc) {
-        std::string param = toString(params[i]);
-        checkTensorArg(kernel.getName(), param,
-                       parseTensorParam(param, i, "kernel " + kernel.getName()),
-                       args[i]);
-      }
+      if (i < params.size() && params[i].kind == KernelParam::TensorDesc)
+        checkTensorArg(kernel.getName(), params[i],
+                       tensorParamFor(kernel.getName(), params[i], i), args[i]);
       interpArgs.push_back(interp::Arg::tensorDesc(
           data, bytesAfter(), args[i].tensorRows(), args[i].tensorCols(),
           args[i].tensorRowStride()));
@@ -491,7 +342,7 @@ void Kernel::launch(Dim3 grid, const std::vector<KernelArg> &args,
   for (size_t i = 0; i < args.size(); ++i) {
     if (loaded.expected[i] != args[i].kind())
       throw Error(fmt::format("kernel {}: argument {} must be {}, got {}",
-                              artifact.name, i, artifact.params[i],
+                              artifact.name, i, toString(artifact.params[i]),
                               kindName(args[i].kind())));
     params[i] = args[i].storage();
   }
@@ -499,7 +350,7 @@ void Kernel::launch(Dim3 grid, const std::vector<KernelArg> &args,
   TensorDescBlock descs[kMaxTensorParams];
   for (size_t t = 0; t < loaded.tensors.size(); ++t) {
     const TensorParam &tensor = loaded.tensors[t];
-    const std::string &param = artifact.params[tensor.index];
+    const KernelParam &param = artifact.params[tensor.index];
     checkTensorArg(artifact.name, param, tensor, args[tensor.index]);
     buildTensorDesc(artifact.name, param, tensor, args[tensor.index], descs[t]);
     params[tensor.index] = &descs[t];
@@ -537,8 +388,11 @@ void Kernel::launch(Dim3 grid, const std::vector<KernelArg> &args,
 KernelInfo Kernel::info() const {
   const LoadedKernel &loaded = impl->latestOrDefault(currentContext());
   const runtime::Artifact &artifact = *loaded.artifact;
+  std::vector<std::string> params;
+  for (const KernelParam &param : artifact.params)
+    params.push_back(toString(param));
   return {artifact.name,          artifact.target.name(), artifact.key,
-          artifact.numWarps,      artifact.sharedBytes,   artifact.params,
+          artifact.numWarps,      artifact.sharedBytes, std::move(params),
           !artifact.cubin.empty()};
 }
 } // namespace tilemla

@@ -129,8 +129,11 @@ TEST_F(RuntimeGpuTest, DeviceInfoDescribesTheDevice) {
   EXPECT_FALSE(info.name.empty());
   EXPECT_GT(info.multiprocessors, 0);
   if (!isInterpreterMode()) {
+    EXPECT_GE(info.ordinal, 0);
     EXPECT_GT(info.totalMemory, size_t(0));
     EXPECT_LE(info.freeMemory, info.totalMemory);
+  } else {
+    EXPECT_EQ(info.ordinal, -1);
   }
 }
 } // namespace

@@ -536,7 +536,7 @@ TEST(Interpreter, ArgumentsAreChecked) {
   Kernel kernel = compileExample("vector_add.tile", {{"BLOCK", "64"}});
   EXPECT_EQ(kernel.getName(), "vector_add");
   ASSERT_EQ(kernel.getParams().size(), 4u);
-  EXPECT_EQ(kernel.getParams()[0].elementType, "f32");
+  EXPECT_EQ(kernel.getParams()[0].elementType, KernelParam::ElementType::F32);
   std::vector<float> v(64);
   try {
     kernel.launch({1, 1, 1},

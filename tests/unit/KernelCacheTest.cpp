@@ -16,7 +16,16 @@
 #include <unistd.h>
 
 using namespace tilemla::runtime;
+using tilemla::KernelParam;
+using ElementType = tilemla::KernelParam::ElementType;
 namespace fs = std::filesystem;
+
+namespace tilemla {
+/// gtest prints parameters as their signature text.
+void PrintTo(const KernelParam &param, std::ostream *os) {
+  *os << toString(param);
+}
+} // namespace tilemla
 
 namespace {
 const char *kSource = R"(
@@ -117,7 +126,9 @@ TEST_F(KernelCacheTest, SixteenThreadsCompileOneKeyOnce) {
   EXPECT_EQ(results[0]->name, "scale");
   EXPECT_NE(results[0]->ptx.find(".entry scale"), std::string::npos);
   EXPECT_EQ(results[0]->params,
-            (std::vector<std::string>{"*f32", "*f32", "i32"}));
+            (std::vector<KernelParam>{{KernelParam::Pointer, ElementType::F32},
+                                      {KernelParam::Pointer, ElementType::F32},
+                                      {KernelParam::Int32}}));
 }
 
 TEST_F(KernelCacheTest, DiskEntryIsReusedByAColdProcess) {
@@ -165,8 +176,117 @@ TEST_F(KernelCacheTest, TruncatedOrCorruptEntriesAreRecompiled) {
   meta.replace(meta.find(first->key), 4, "0000");
   std::ofstream(folder / "meta.json") << meta;
   EXPECT_TRUE(recompiles());
+  // A signature naming a type no kernel parameter has.
+  {
+    std::ifstream in(folder / "meta.json");
+    meta.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  meta.replace(meta.find("\"i32\""), 5, "\"i16\"");
+  std::ofstream(folder / "meta.json") << meta;
+  EXPECT_TRUE(recompiles());
   // And a healthy entry is not recompiled.
   EXPECT_FALSE(recompiles());
+}
+
+/// An entry with every kind of parameter; the PTX is a placeholder (nothing
+/// is loaded).
+Artifact typedArtifact(const std::string &key) {
+  Artifact artifact;
+  artifact.key = key;
+  artifact.name = "signature";
+  artifact.target = *GpuTarget::parse("sm_90a");
+  artifact.ptx = "// not loaded\n";
+  artifact.sharedBytes = 1024;
+  artifact.params = {{KernelParam::Pointer, ElementType::BF16},
+                     {KernelParam::Pointer, ElementType::I1},
+                     {KernelParam::TensorDesc, ElementType::FP8E4M3},
+                     {KernelParam::TensorDesc, ElementType::F16, 64, 32, 64},
+                     {KernelParam::Int32},
+                     {KernelParam::Int64},
+                     {KernelParam::Float32},
+                     {KernelParam::Float16},
+                     {KernelParam::BFloat16},
+                     {KernelParam::Bool}};
+  return artifact;
+}
+
+std::string readText(const fs::path &path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+TEST_F(KernelCacheTest, TypedSignatureSurvivesTheDisk) {
+  Artifact stored = typedArtifact(computeCacheKey(request()));
+  storeToDisk(dir, stored);
+  std::optional<Artifact> loaded = loadFromDisk(dir, stored.key);
+  ASSERT_TRUE(loaded.has_value());
+  EXPECT_EQ(loaded->params, stored.params);
+  EXPECT_EQ(tilemla::toString(loaded->params[3]),
+            "desc<f16>:tma=64x32:swizzle=64");
+  // Typed fields, not the display text.
+  std::string meta = readText(entry(stored.key) / "meta.json");
+  EXPECT_EQ(meta.find("desc<"), std::string::npos) << meta;
+  EXPECT_NE(meta.find("\"box_cols\": 32"), std::string::npos) << meta;
+}
+
+TEST_F(KernelCacheTest, DamagedSignaturesAreNotTrusted) {
+  Artifact stored = typedArtifact(computeCacheKey(request()));
+  storeToDisk(dir, stored);
+  fs::path metaPath = entry(stored.key) / "meta.json";
+  const std::string healthy = readText(metaPath);
+  ASSERT_TRUE(loadFromDisk(dir, stored.key).has_value());
+  auto trustedAfter = [&](const std::string &from, const std::string &to) {
+    std::string meta = healthy;
+    size_t at = meta.find(from);
+    EXPECT_NE(at, std::string::npos) << from << " not in " << meta;
+    if (at != std::string::npos)
+      meta.replace(at, from.size(), to);
+    std::ofstream(metaPath, std::ios::trunc) << meta;
+    return loadFromDisk(dir, stored.key).has_value();
+  };
+  EXPECT_FALSE(trustedAfter("\"i64\"", "\"i16\"")) << "unknown kind";
+  EXPECT_FALSE(trustedAfter("\"fp8e4m3\"", "\"fp8e5m2\""))
+      << "unknown element type";
+  EXPECT_FALSE(trustedAfter("\"bf16\"", "\"\"")) << "empty element type";
+  EXPECT_FALSE(trustedAfter("\"kind\": \"i32\"",
+                            "\"kind\": \"i32\", \"element_type\": \"f32\""))
+      << "an element type on a scalar";
+  EXPECT_FALSE(trustedAfter("\"swizzle\": 64", "\"swizzle\": 48"))
+      << "a swizzle TMA has not";
+  EXPECT_FALSE(trustedAfter("\"box_rows\": 64", "\"box_rows\": 512"))
+      << "a box too large";
+  EXPECT_FALSE(trustedAfter("\"box_cols\": 32", "\"box_cols\": -32"))
+      << "a negative box";
+  EXPECT_FALSE(
+      trustedAfter("\"kind\": \"i32\"", "\"kind\": \"i32\", \"tma\": {}"))
+      << "a TMA box on a scalar";
+  EXPECT_FALSE(trustedAfter("\"params\": [", "\"params\": [\"*f32\", "))
+      << "a parameter in the old text form";
+  EXPECT_FALSE(trustedAfter("\"params\"", "\"parameters\"")) << "no signature";
+  EXPECT_TRUE(trustedAfter("", "")) << "the healthy entry";
+}
+
+TEST_F(KernelCacheTest, TmaSignatureOfACompiledKernelSurvivesTheDisk) {
+  std::ifstream source(TILEMLA_SOURCE_DIR "/kernels/examples/matmul_desc.tile");
+  ASSERT_TRUE(source.good());
+  CompileRequest tma =
+      request(std::string(std::istreambuf_iterator<char>(source), {}));
+  tma.sourcePath = "matmul_desc.tile";
+  tma.constexprs.clear();
+  tma.numWarps = 8; // a 64-row wgmma tile per warpgroup: TMA streams A and B
+  std::shared_ptr<const Artifact> compiled = getArtifact(tma);
+  ASSERT_GE(compiled->params.size(), 3u);
+  EXPECT_EQ(compiled->params[0].kind, KernelParam::TensorDesc);
+  EXPECT_EQ(compiled->params[0].elementType, ElementType::BF16);
+  EXPECT_TRUE(compiled->params[0].readWithTma());
+  EXPECT_TRUE(compiled->params[1].readWithTma());
+  EXPECT_EQ(compiled->params[2],
+            (KernelParam{KernelParam::Pointer, ElementType::F32}));
+  clearMemoryCache();
+  unsigned compiles = cacheStats().compiles;
+  std::shared_ptr<const Artifact> reloaded = getArtifact(tma);
+  EXPECT_EQ(cacheStats().compiles, compiles);
+  EXPECT_EQ(reloaded->params, compiled->params);
 }
 
 TEST_F(KernelCacheTest, CacheOffWritesNothing) {

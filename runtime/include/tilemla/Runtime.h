@@ -16,10 +16,13 @@
 #ifndef TILEMLA_RUNTIME_H
 #define TILEMLA_RUNTIME_H
 
+#include "tilemla/Support/GpuTarget.h"
+
 #include <array>
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -232,10 +235,14 @@ private:
   int64_t hostNs = 0; ///< interpreter mode: steady clock at record()
 };
 
-/// The current device, as benchmarks report it.
+/// The current device, as benchmarks report it and backends size their
+/// work for.
 struct DeviceInfo {
   std::string name;        ///< e.g. "NVIDIA H200"
+  int ordinal = -1;        ///< the CUDA device ordinal; -1 when interpreted
   std::string arch;        ///< the code target, e.g. "sm_90a"
+  /// The code target kernels are compiled for; none when interpreted.
+  std::optional<GpuTarget> target;
   int multiprocessors = 0; ///< SM count
   size_t totalMemory = 0;  ///< bytes
   size_t freeMemory = 0;   ///< bytes free in the current context now

@@ -11,6 +11,7 @@
 #include "tilemla/Export.h"
 #include "tilemla/Frontend/Diagnostics.h"
 #include "tilemla/Support/GpuTarget.h"
+#include "tilemla/Support/TensorDescriptorABI.h"
 
 #include <map>
 #include <optional>
@@ -61,30 +62,44 @@ struct KernelParam {
     BFloat16,
     Bool,
     /// A 2-D row-major tensor (`desc<T>` in the tile language), passed as
-    /// the 160-byte, 64-byte aligned block kTensorDescBytes describes.
-    TensorDesc,
+    /// the block Support/TensorDescriptorABI.h lays out.
+    TensorDesc, ///< keep last: the disk cache reads kinds up to it
   } kind;
-  /// Pointers and tensor descriptors: f16, bf16, f32, i32, i64, fp8e4m3.
-  std::string elementType;
+  /// What a pointer or tensor descriptor points at; None for scalars.
+  enum class ElementType {
+    None,
+    I1,
+    I32,
+    I64,
+    F16,
+    BF16,
+    F32,
+    FP8E4M3, ///< keep last: the disk cache reads types up to it
+  };
+  ElementType elementType = ElementType::None;
   /// Tensor descriptors read with TMA (sm_90a): the box each copy moves
   /// (rows x cols elements) and the shared-memory swizzle in bytes (32, 64
   /// or 128) the host encodes into the tensor map; 0 when no TMA reads it.
   unsigned tmaBoxRows = 0, tmaBoxCols = 0, tmaSwizzle = 0;
+
+  bool readWithTma() const { return tmaBoxRows || tmaBoxCols || tmaSwizzle; }
+
+  bool operator==(const KernelParam &other) const {
+    return kind == other.kind && elementType == other.elementType &&
+           tmaBoxRows == other.tmaBoxRows && tmaBoxCols == other.tmaBoxCols &&
+           tmaSwizzle == other.tmaSwizzle;
+  }
+  bool operator!=(const KernelParam &other) const { return !(*this == other); }
 };
 
-/// The kernel argument of a `desc<T>` parameter, passed by value:
-///   bytes [0, 128)    a CUtensorMap (encoded by the host when the kernel
-///                     reads the tensor with TMA; unused otherwise)
-///   bytes [128, 160)  base address, rows, cols, row stride in elements
-///                     (four 64-bit integers).
-constexpr unsigned kTensorDescBytes = 160;
-constexpr unsigned kTensorDescAlign = 64;
-constexpr unsigned kTensorMapBytes = 128;
-
-/// "*bf16" for pointers, else the scalar type: "i32", "f32", ...
+/// For messages and KernelInfo: "*bf16" for pointers, "desc<bf16>" or
+/// "desc<bf16>:tma=64x64:swizzle=128" for tensor descriptors, else the
+/// scalar type: "i32", "f32", ...
 TILEMLA_API std::string toString(const KernelParam &param);
 /// The scalar type of a parameter kind, "pointer" for pointers.
 TILEMLA_API const char *kindName(KernelParam::Kind kind);
+/// "bf16", "fp8e4m3", ...; "" for None.
+TILEMLA_API const char *elementTypeName(KernelParam::ElementType type);
 
 struct CompiledKernel {
   std::string name;
