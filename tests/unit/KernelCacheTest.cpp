@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 using namespace tilemla::runtime;
+using tilemla::GpuTarget;
 using tilemla::KernelParam;
 using ElementType = tilemla::KernelParam::ElementType;
 namespace fs = std::filesystem;
