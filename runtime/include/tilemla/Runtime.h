@@ -16,6 +16,8 @@
 #ifndef TILEMLA_RUNTIME_H
 #define TILEMLA_RUNTIME_H
 
+#include "tilemla/Export.h"
+
 #include <array>
 #include <cstdint>
 #include <map>
@@ -23,10 +25,6 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
-
-#ifndef TILEMLA_API
-#define TILEMLA_API __attribute__((visibility("default")))
-#endif
 
 namespace tilemla {
 /// Every runtime failure: bad arguments, compile errors, CUDA errors.
