@@ -12,7 +12,6 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassInstrumentation.h"
 #include "mlir/Pass/PassManager.h"
-#include "llvm/ADT/StringSwitch.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/FileSystem.h"
@@ -23,17 +22,6 @@
 using namespace mlir;
 
 namespace tilemla {
-std::optional<EmitStage> parseEmitStage(const std::string &name) {
-  return llvm::StringSwitch<std::optional<EmitStage>>(name)
-      .Case("ast", EmitStage::AST)
-      .Case("tile", EmitStage::Tile)
-      .Case("tile-gpu", EmitStage::TileGPU)
-      .Case("llvm-mlir", EmitStage::LLVMMLIR)
-      .Case("llvm", EmitStage::LLVMIR)
-      .Case("ptx", EmitStage::PTX)
-      .Default(std::nullopt);
-}
-
 const char *kindName(KernelParam::Kind kind) {
   switch (kind) {
   case KernelParam::Pointer:
@@ -195,6 +183,15 @@ public:
   explicit StageDumps(const std::string &folder) : folder(folder) {
     if (!folder.empty())
       llvm::sys::fs::create_directories(folder);
+  }
+  /// Dumps are best effort: a failed write (a full disk) is dropped, as a
+  /// raw_fd_ostream with a pending error would end the process.
+  ~StageDumps() {
+    for (auto &file : files)
+      if (file) {
+        file->close();
+        file->clear_error();
+      }
   }
   bool enabled() const { return !folder.empty(); }
 

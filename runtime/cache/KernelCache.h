@@ -49,8 +49,6 @@ struct Artifact {
   std::vector<KernelParam> params; ///< the runtime signature, launch order
 };
 
-/// The compiler's build id: a hash of its sources, fixed at build time.
-const char *compilerBuildId();
 
 std::string computeCacheKey(const CompileRequest &request);
 

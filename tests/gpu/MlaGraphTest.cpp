@@ -38,18 +38,15 @@ struct GraphApi {
       void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
       if (!lib)
         return false;
-      auto bind = [&](const char *name, auto &slot) {
-        return bindSymbol(lib, name, slot);
-      };
-      return bind("cuStreamCreate", api.streamCreate) &&
-             bind("cuStreamDestroy_v2", api.streamDestroy) &&
-             bind("cuStreamBeginCapture_v2", api.beginCapture) &&
-             bind("cuStreamEndCapture", api.endCapture) &&
-             bind("cuGraphInstantiateWithFlags", api.instantiate) &&
-             bind("cuGraphLaunch", api.launch) &&
-             bind("cuStreamSynchronize", api.streamSynchronize) &&
-             bind("cuGraphDestroy", api.graphDestroy) &&
-             bind("cuGraphExecDestroy", api.execDestroy);
+      return bindSymbol(lib, "cuStreamCreate", api.streamCreate) &&
+             bindSymbol(lib, "cuStreamDestroy_v2", api.streamDestroy) &&
+             bindSymbol(lib, "cuStreamBeginCapture_v2", api.beginCapture) &&
+             bindSymbol(lib, "cuStreamEndCapture", api.endCapture) &&
+             bindSymbol(lib, "cuGraphInstantiateWithFlags", api.instantiate) &&
+             bindSymbol(lib, "cuGraphLaunch", api.launch) &&
+             bindSymbol(lib, "cuStreamSynchronize", api.streamSynchronize) &&
+             bindSymbol(lib, "cuGraphDestroy", api.graphDestroy) &&
+             bindSymbol(lib, "cuGraphExecDestroy", api.execDestroy);
     }();
     return loaded ? &api : nullptr;
   }

@@ -16,6 +16,7 @@
 #ifndef TILEMLA_RUNTIME_H
 #define TILEMLA_RUNTIME_H
 
+#include "tilemla/Export.h"
 #include "tilemla/Support/GpuTarget.h"
 
 #include <array>
@@ -26,10 +27,6 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
-
-#ifndef TILEMLA_API
-#define TILEMLA_API __attribute__((visibility("default")))
-#endif
 
 namespace tilemla {
 /// Every runtime failure: bad arguments, compile errors, CUDA errors.

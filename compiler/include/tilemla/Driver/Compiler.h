@@ -21,7 +21,6 @@
 namespace tilemla {
 /// Where `tilec --emit=` stops.
 enum class EmitStage { AST, Tile, TileGPU, LLVMMLIR, LLVMIR, PTX };
-TILEMLA_API std::optional<EmitStage> parseEmitStage(const std::string &name);
 
 /// What one runtime argument of a launch is known to satisfy; the runtime
 /// compiles a specialization per combination, as Triton does.
@@ -115,6 +114,10 @@ struct CompiledKernel {
 TILEMLA_API bool emitStage(const SourceFile &file,
                            const CompileOptions &options, EmitStage stage,
                            std::string &out, std::string &errs);
+
+/// The compiler's build id: a hash of its sources, fixed at build time (the
+/// disk cache keys on it; tilec --version prints it).
+TILEMLA_API const char *compilerBuildId();
 
 /// Compiles `file` to PTX. Diagnostics are appended to `errs`.
 TILEMLA_API std::optional<CompiledKernel>
