@@ -46,13 +46,9 @@ struct AllocateSharedPass
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    std::optional<tilemla::GpuTarget> gpu = tilemla::GpuTarget::parse(arch);
-    if (!gpu) {
-      module.emitError() << "unknown target architecture '" << arch
-                         << "' (known: " << tilemla::GpuTarget::knownNames()
-                         << ")";
+    std::optional<tilemla::GpuTarget> gpu = parseTargetOption(module, arch);
+    if (!gpu)
       return signalPassFailure();
-    }
     unsigned bytes = 0, dotOperandBytes = 0;
     bool hasMmaDot = false, hasWgmmaDot = false;
     module.walk([&](Operation *op) {

@@ -7,6 +7,16 @@
 using namespace mlir;
 using namespace mlir::tile;
 
+std::optional<tilemla::GpuTarget>
+mlir::tile::parseTargetOption(Operation *module, StringRef arch) {
+  std::optional<tilemla::GpuTarget> gpu = tilemla::GpuTarget::parse(arch);
+  if (!gpu)
+    module->emitError() << "unknown target architecture '" << arch
+                        << "' (known: " << tilemla::GpuTarget::knownNames()
+                        << ")";
+  return gpu;
+}
+
 Value TargetInfo::shuffleXor(OpBuilder &builder, Location loc, Value value,
                              unsigned mask) const {
   Type type = value.getType();

@@ -27,25 +27,17 @@
 namespace mlir::tile {
 #define GEN_PASS_DEF_CONVERTTILETOLLVM
 #include "tilemla/Conversion/Passes.h.inc"
-} // namespace mlir::tile
-
-using namespace mlir;
-using namespace mlir::tile;
 
 namespace {
 struct ConvertTileToLLVMPass
-    : mlir::tile::impl::ConvertTileToLLVMBase<ConvertTileToLLVMPass> {
+    : impl::ConvertTileToLLVMBase<ConvertTileToLLVMPass> {
   using ConvertTileToLLVMBase::ConvertTileToLLVMBase;
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    std::optional<tilemla::GpuTarget> gpu = tilemla::GpuTarget::parse(arch);
-    if (!gpu) {
-      module.emitError() << "unknown target architecture '" << arch
-                         << "' (known: " << tilemla::GpuTarget::knownNames()
-                         << ")";
+    std::optional<tilemla::GpuTarget> gpu = parseTargetOption(module, arch);
+    if (!gpu)
       return signalPassFailure();
-    }
     TargetInfo target(*gpu);
     annotateAccessWidths(module);
     markChainedWgmmaDots(module);
@@ -180,3 +172,4 @@ private:
   }
 };
 } // namespace
+} // namespace mlir::tile

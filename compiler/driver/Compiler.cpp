@@ -19,52 +19,25 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 
+#include <iterator>
+
 using namespace mlir;
 
 namespace tilemla {
+// Names in enum order: each enum's last value is marked "keep last".
 const char *kindName(KernelParam::Kind kind) {
-  switch (kind) {
-  case KernelParam::Pointer:
-    return "pointer";
-  case KernelParam::Int32:
-    return "i32";
-  case KernelParam::Int64:
-    return "i64";
-  case KernelParam::Float32:
-    return "f32";
-  case KernelParam::Float16:
-    return "f16";
-  case KernelParam::BFloat16:
-    return "bf16";
-  case KernelParam::Bool:
-    return "i1";
-  case KernelParam::TensorDesc:
-    return "tensor descriptor";
-  }
-  return "?";
+  static const char *const kinds[] = {
+      "pointer", "i32", "i64", "f32", "f16", "bf16", "i1", "tensor descriptor"};
+  static_assert(std::size(kinds) == KernelParam::TensorDesc + 1);
+  return unsigned(kind) < std::size(kinds) ? kinds[kind] : "?";
 }
 
 const char *elementTypeName(KernelParam::ElementType type) {
-  using ElementType = KernelParam::ElementType;
-  switch (type) {
-  case ElementType::None:
-    return "";
-  case ElementType::I1:
-    return "i1";
-  case ElementType::I32:
-    return "i32";
-  case ElementType::I64:
-    return "i64";
-  case ElementType::F16:
-    return "f16";
-  case ElementType::BF16:
-    return "bf16";
-  case ElementType::F32:
-    return "f32";
-  case ElementType::FP8E4M3:
-    return "fp8e4m3";
-  }
-  return "?";
+  static const char *const types[] = {"",    "i1",   "i32", "i64",
+                                      "f16", "bf16", "f32", "fp8e4m3"};
+  static_assert(std::size(types) ==
+                unsigned(KernelParam::ElementType::FP8E4M3) + 1);
+  return unsigned(type) < std::size(types) ? types[unsigned(type)] : "?";
 }
 
 std::string toString(const KernelParam &param) {
@@ -156,6 +129,18 @@ private:
   llvm::SourceMgr sourceMgr;
   std::unique_ptr<SourceMgrDiagnosticHandler> handler;
 };
+
+/// Parses `file`; null (diagnostics printed) on error.
+std::unique_ptr<ModuleAST> parseOrReport(const SourceFile &file,
+                                         llvm::raw_ostream &errs) {
+  DiagnosticEngine diags(&file);
+  std::unique_ptr<ModuleAST> ast = parseSource(file, diags);
+  if (!ast || diags.hasErrors()) {
+    diags.print(errs);
+    return nullptr;
+  }
+  return ast;
+}
 
 /// MLIRGen of a parsed file; null (diagnostics printed) on error.
 OwningOpRef<ModuleOp> generateTileIR(const SourceFile &file,
@@ -288,12 +273,9 @@ bool runPipeline(const SourceFile &file, const CompileOptions &options,
                  EmitStage stop, llvm::raw_ostream *out,
                  llvm::raw_ostream &errs, CompiledKernel *kernel) {
   StageDumps dumps(options.dumpDirectory);
-  DiagnosticEngine diags(&file);
-  std::unique_ptr<ModuleAST> ast = parseSource(file, diags);
-  if (!ast || diags.hasErrors()) {
-    diags.print(errs);
+  std::unique_ptr<ModuleAST> ast = parseOrReport(file, errs);
+  if (!ast)
     return false;
-  }
   if (llvm::raw_ostream *dump = dumps.stream(EmitStage::AST))
     dumpAST(*ast, *dump);
   if (stop == EmitStage::AST) {
@@ -395,12 +377,9 @@ OwningOpRef<ModuleOp> compileToTileIR(const SourceFile &file,
                                       const CompileOptions &options,
                                       MLIRContext &context, std::string &errs) {
   llvm::raw_string_ostream errStream(errs);
-  DiagnosticEngine diags(&file);
-  std::unique_ptr<ModuleAST> ast = parseSource(file, diags);
-  if (!ast || diags.hasErrors()) {
-    diags.print(errStream);
+  std::unique_ptr<ModuleAST> ast = parseOrReport(file, errStream);
+  if (!ast)
     return nullptr;
-  }
   OwningOpRef<ModuleOp> module =
       generateTileIR(file, *ast, options, context, errStream);
   if (!module)

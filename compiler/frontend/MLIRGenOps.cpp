@@ -209,52 +209,28 @@ FailureOr<TValue> MLIRGenImpl::binaryOp(BinaryOp op, const TValue &lhs,
   Value x = *a, y = *b;
 
   if (isComparison(op)) {
-    if (isFloat) {
-      arith::CmpFPredicate p;
-      switch (op) {
-      case BinaryOp::Lt:
-        p = arith::CmpFPredicate::OLT;
-        break;
-      case BinaryOp::Le:
-        p = arith::CmpFPredicate::OLE;
-        break;
-      case BinaryOp::Gt:
-        p = arith::CmpFPredicate::OGT;
-        break;
-      case BinaryOp::Ge:
-        p = arith::CmpFPredicate::OGE;
-        break;
-      case BinaryOp::Eq:
-        p = arith::CmpFPredicate::OEQ;
-        break;
-      default:
-        p = arith::CmpFPredicate::UNE;
-        break;
-      }
-      return TValue::runtime(arith::CmpFOp::create(builder, lc, p, x, y));
-    }
-    arith::CmpIPredicate p;
-    switch (op) {
-    case BinaryOp::Lt:
-      p = arith::CmpIPredicate::slt;
-      break;
-    case BinaryOp::Le:
-      p = arith::CmpIPredicate::sle;
-      break;
-    case BinaryOp::Gt:
-      p = arith::CmpIPredicate::sgt;
-      break;
-    case BinaryOp::Ge:
-      p = arith::CmpIPredicate::sge;
-      break;
-    case BinaryOp::Eq:
-      p = arith::CmpIPredicate::eq;
-      break;
-    default:
-      p = arith::CmpIPredicate::ne;
-      break;
-    }
-    return TValue::runtime(arith::CmpIOp::create(builder, lc, p, x, y));
+    // Ordered float comparisons (false on NaN) but for !=, signed integers.
+    struct Predicates {
+      BinaryOp op;
+      arith::CmpFPredicate onFloats;
+      arith::CmpIPredicate onIntegers;
+    };
+    static const Predicates predicates[] = {
+        {BinaryOp::Lt, arith::CmpFPredicate::OLT, arith::CmpIPredicate::slt},
+        {BinaryOp::Le, arith::CmpFPredicate::OLE, arith::CmpIPredicate::sle},
+        {BinaryOp::Gt, arith::CmpFPredicate::OGT, arith::CmpIPredicate::sgt},
+        {BinaryOp::Ge, arith::CmpFPredicate::OGE, arith::CmpIPredicate::sge},
+        {BinaryOp::Eq, arith::CmpFPredicate::OEQ, arith::CmpIPredicate::eq}};
+    Predicates chosen = {op, arith::CmpFPredicate::UNE,
+                         arith::CmpIPredicate::ne};
+    for (const Predicates &entry : predicates)
+      if (entry.op == op)
+        chosen = entry;
+    if (isFloat)
+      return TValue::runtime(
+          arith::CmpFOp::create(builder, lc, chosen.onFloats, x, y));
+    return TValue::runtime(
+        arith::CmpIOp::create(builder, lc, chosen.onIntegers, x, y));
   }
 
   Value r;

@@ -7,14 +7,9 @@
 namespace mlir::tile {
 #define GEN_PASS_DEF_TILEAPPLYARGFACTS
 #include "tilemla/Transforms/Passes.h.inc"
-} // namespace mlir::tile
-
-using namespace mlir;
-using namespace mlir::tile;
 
 namespace {
-struct ApplyArgFactsPass
-    : mlir::tile::impl::TileApplyArgFactsBase<ApplyArgFactsPass> {
+struct ApplyArgFactsPass : impl::TileApplyArgFactsBase<ApplyArgFactsPass> {
   using TileApplyArgFactsBase::TileApplyArgFactsBase;
 
   void runOnOperation() override {
@@ -42,3 +37,4 @@ struct ApplyArgFactsPass
   }
 };
 } // namespace
+} // namespace mlir::tile

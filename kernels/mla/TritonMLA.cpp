@@ -241,11 +241,17 @@ TritonMLAImpl::TritonMLAImpl(
         fmt::format("options.device: expected >= -1, got {}", opts.device));
 
   numSMs = opts.numSMs > 0 ? opts.numSMs : 132;
-  // Stage 1's tiles depend on the target (they size the workspace below).
-  std::optional<DeviceInfo> device;
+  // The device's target and SM count choose stage 1's tiles and the split
+  // counts, which size the workspace below.
   if (opts.device >= 0 && !isInterpreterMode()) {
-    device = deviceInfo();
-    warpgroupTiles = device->target && device->target->hasWgmma();
+    DeviceInfo device = deviceInfo();
+    if (device.ordinal != opts.device)
+      throw Error(fmt::format("options.device: expected the current CUDA "
+                              "context's device {}, got {}",
+                              device.ordinal, opts.device));
+    warpgroupTiles = device.target && device.target->hasWgmma();
+    if (opts.numSMs <= 0)
+      numSMs = device.multiprocessors;
   }
   // The workspace holds the most (request, split) pairs any batch up to
   // maxBatch uses: Auto gives small batches many splits, large ones few.
@@ -254,14 +260,6 @@ TritonMLAImpl::TritonMLAImpl(
   if (opts.device < 0)
     return; // validation-only impl: nothing on a device
 
-  if (device) {
-    if (device->ordinal != opts.device)
-      throw Error(fmt::format("options.device: expected the current CUDA "
-                              "context's device {}, got {}",
-                              device->ordinal, opts.device));
-    if (opts.numSMs <= 0)
-      numSMs = device->multiprocessors;
-  }
   // Partial outputs, then their log-sum-exps (see wsLseOffset).
   size_t wsBytes =
       wsLseOffset() + size_t(wsSplitRows) * size_t(heads) * sizeof(float);

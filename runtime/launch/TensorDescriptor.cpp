@@ -12,33 +12,22 @@ TensorParam tensorParamFor(const std::string &kernel, const KernelParam &param,
   using ElementType = KernelParam::ElementType;
   TensorParam tensor;
   tensor.index = index;
-  auto setType = [&](unsigned bytes, int dataType) {
-    tensor.elementBytes = bytes;
-    tensor.dataType = dataType;
-  };
-  switch (param.elementType) {
-  case ElementType::F16:
-    setType(2, CU_TENSOR_MAP_DATA_TYPE_FLOAT16);
-    break;
-  case ElementType::BF16:
-    setType(2, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16);
-    break;
-  case ElementType::F32:
-    setType(4, CU_TENSOR_MAP_DATA_TYPE_FLOAT32);
-    break;
-  case ElementType::I32:
-    setType(4, CU_TENSOR_MAP_DATA_TYPE_INT32);
-    break;
-  case ElementType::I64:
-    setType(8, CU_TENSOR_MAP_DATA_TYPE_INT64);
-    break;
-  case ElementType::FP8E4M3:
-    setType(1, CU_TENSOR_MAP_DATA_TYPE_UINT8);
-    break;
-  case ElementType::None:
-  case ElementType::I1:
-    break;
-  }
+  // The element types a tensor map can describe (fp8 moves as bytes).
+  static const struct {
+    ElementType type;
+    unsigned bytes;
+    int dataType;
+  } encodings[] = {{ElementType::F16, 2, CU_TENSOR_MAP_DATA_TYPE_FLOAT16},
+                   {ElementType::BF16, 2, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16},
+                   {ElementType::F32, 4, CU_TENSOR_MAP_DATA_TYPE_FLOAT32},
+                   {ElementType::I32, 4, CU_TENSOR_MAP_DATA_TYPE_INT32},
+                   {ElementType::I64, 8, CU_TENSOR_MAP_DATA_TYPE_INT64},
+                   {ElementType::FP8E4M3, 1, CU_TENSOR_MAP_DATA_TYPE_UINT8}};
+  for (const auto &encoding : encodings)
+    if (encoding.type == param.elementType) {
+      tensor.elementBytes = encoding.bytes;
+      tensor.dataType = encoding.dataType;
+    }
   if (param.kind != KernelParam::TensorDesc || !tensor.elementBytes)
     throw Error(fmt::format("kernel {}, parameter {}: unsupported tensor "
                             "parameter '{}'",

@@ -6,9 +6,9 @@
 // RUN: not tile-opt %s -tile-allocate-shared=arch=sm_99 2>&1 | FileCheck %s --check-prefix=UNKNOWN
 // RUN: not tile-opt %s -tile-llvm-pipeline=arch=sm_99 2>&1 | FileCheck %s --check-prefix=PIPELINE
 
-// 192 KB of pipeline stages.
-// HOPPER: module attributes {tile.shared = 196608 : i32}
-// AMPERE: error: kernel 'stages' needs 196608 bytes of shared memory; sm_80 allows 166912 per program (use smaller tiles or fewer pipeline stages)
+// Two stages of 256 rows of 192 bf16 (rows padded to 200 for ldmatrix).
+// HOPPER: module attributes {tile.shared = 204800 : i32}
+// AMPERE: error: kernel 'stages' needs 204800 bytes of shared memory; sm_80 allows 166912 per program (use smaller tiles or fewer pipeline stages)
 // UNKNOWN: error: unknown target architecture 'sm_99' (known: sm_80, sm_86, sm_87, sm_89, sm_90, sm_90a)
 // PIPELINE: unknown target architecture 'sm_99' (known: sm_80, sm_86, sm_87, sm_89, sm_90, sm_90a)
 func.func @stages() attributes {tile.kernel} {

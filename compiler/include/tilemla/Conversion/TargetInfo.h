@@ -29,6 +29,11 @@ public:
 private:
   tilemla::GpuTarget gpu;
 };
+
+/// The target a pass's `arch` option names; null, with an error on
+/// `module`, when it names none.
+std::optional<tilemla::GpuTarget> parseTargetOption(Operation *module,
+                                                    StringRef arch);
 } // namespace mlir::tile
 
 #endif
