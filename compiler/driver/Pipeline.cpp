@@ -76,10 +76,10 @@ void buildInterpreterPipeline(OpPassManager &pm, ArrayRef<ArgFact> argFacts) {
 namespace {
 struct GPUPipelineOptions : PassPipelineOptions<GPUPipelineOptions> {
   Option<unsigned> numWarps{*this, "num-warps", llvm::cl::init(4)};
-  Option<std::string> arch{*this, "arch", llvm::cl::init("sm_90a")};
+  Option<std::string> arch{*this, "arch", llvm::cl::init(GpuTarget().name())};
 };
 struct LLVMPipelineOptions : PassPipelineOptions<LLVMPipelineOptions> {
-  Option<std::string> arch{*this, "arch", llvm::cl::init("sm_90a")};
+  Option<std::string> arch{*this, "arch", llvm::cl::init(GpuTarget().name())};
 };
 
 using ErrorHandler = function_ref<LogicalResult(const Twine &)>;
