@@ -1,18 +1,12 @@
 //===- Grid.cpp - mla-bench's command line and shape grid -----------------===//
 #include "MlaBench.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
 
 namespace tilemla::bench {
-uint64_t splitmix64(uint64_t &state) {
-  uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
 namespace {
 
 /// Lengths uniform in [1, 2L], a function of (B, L) only.
@@ -35,8 +29,6 @@ Shape makeShape(int H, int B, int L, int page, bool ragged) {
   return s;
 }
 
-/// Every (H, B, L, page) uniform, and ragged for B > 1; ordered by H, page,
-/// B, L.
 [[noreturn]] void usage(int status) {
   std::fprintf(
       status ? stderr : stdout,
@@ -50,10 +42,11 @@ Shape makeShape(int H, int B, int L, int page, bool ragged) {
       "                 [--no-tma]\n"
       "\n"
       "  --quick   (default) B=1,8,32,128 L=4096,8192,32768 H=16,128 page=64,\n"
-      "            uniform and ragged\n"
+      "            and H=64 for B=8,32,128; uniform and ragged\n"
       "  --full    B=1,8,32,128 L=1024,4096,8192,32768 H=16,32,64,128\n"
       "            page=64,16, uniform and ragged\n"
-      "  --b/--l/--h/--page replace that axis of the chosen grid; ragged\n"
+      "  --b/--l/--h/--page replace that axis of the chosen grid (--h: every\n"
+      "            B for those heads, e.g. --h=64 --b=8,32,128); ragged\n"
       "  batches (B > 1) draw each length from [1, 2L]\n"
       "  --policy  split policies to compare (default all three; 'all')\n"
       "  --runs    timed calls per case (default 50; fewer, at least 10,\n"
@@ -76,12 +69,29 @@ Shape makeShape(int H, int B, int L, int page, bool ragged) {
 
 } // namespace
 
+std::vector<int> allHeads(const Options &o) {
+  std::vector<int> heads = o.h;
+  for (int H : o.hLargeBatch)
+    if (std::find(heads.begin(), heads.end(), H) == heads.end()) {
+      heads.push_back(H);
+      std::stable_sort(heads.begin(), heads.end());
+    }
+  return heads;
+}
+
+/// Every (H, B, L, page) uniform, and ragged for B > 1, where H is in --h,
+/// or in the large-batch heads and B >= 8; ordered by H, page, B, L.
 std::vector<Shape> makeGrid(const Options &o) {
+  auto wanted = [&](int H, int B) {
+    return B >= 8 || std::find(o.h.begin(), o.h.end(), H) != o.h.end();
+  };
   std::vector<Shape> grid;
-  for (int H : o.h)
+  for (int H : allHeads(o))
     for (int page : o.page)
       for (int B : o.b)
         for (int L : o.l) {
+          if (!wanted(H, B))
+            continue;
           if (o.uniform)
             grid.push_back(makeShape(H, B, L, page, false));
           if (o.ragged && B > 1)
@@ -181,9 +191,10 @@ Options parseOptions(int argc, char **argv) {
     } else if (arg == "--quick") {
       Options fresh;
       o.b = fresh.b, o.l = fresh.l, o.h = fresh.h, o.page = fresh.page;
+      o.hLargeBatch = fresh.hLargeBatch;
     } else if (arg == "--full") {
       o.b = {1, 8, 32, 128}, o.l = {1024, 4096, 8192, 32768};
-      o.h = {16, 32, 64, 128}, o.page = {64, 16};
+      o.h = {16, 32, 64, 128}, o.page = {64, 16}, o.hLargeBatch = {};
     } else if (arg == "--b" || arg == "--l" || arg == "--h" ||
                arg == "--page") {
       axes.emplace_back(arg, take());
@@ -232,6 +243,8 @@ Options parseOptions(int argc, char **argv) {
   }
   for (auto &[flag, text] : axes) {
     std::vector<int> v = parseInts(flag, text);
+    if (flag == "--h")
+      o.hLargeBatch.clear(); // the heads given are all the heads
     (flag == "--b"   ? o.b
      : flag == "--l" ? o.l
      : flag == "--h" ? o.h

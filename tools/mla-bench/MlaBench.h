@@ -7,11 +7,13 @@
 #ifndef TILEMLA_TOOLS_MLABENCH_H
 #define TILEMLA_TOOLS_MLABENCH_H
 
+#include "BenchCommon.h"
 #include "tilemla/Runtime.h"
 #include "tilemla/mla/TritonMLA.h"
 
 #include <cstddef>
 #include <cstdint>
+#include <iosfwd>
 #include <string>
 #include <utility>
 #include <vector>
@@ -19,10 +21,11 @@
 namespace tilemla::bench {
 constexpr int R = 512, P = 64, D = R + P;
 constexpr double kScale = 0.1352337788; // DeepSeek-V3, as mla-decode
-constexpr size_t MiB = size_t(1) << 20;
 
 struct Options {
   std::vector<int> b{1, 8, 32, 128}, l{4096, 8192, 32768}, h{16, 128}, page{64};
+  /// Heads measured only for B >= 8 (--quick's H=64); --h clears them.
+  std::vector<int> hLargeBatch{64};
   std::vector<mla::SplitPolicy> policies{mla::SplitPolicy::Auto,
                                          mla::SplitPolicy::Fixed4,
                                          mla::SplitPolicy::BatchInvariant};
@@ -44,13 +47,6 @@ struct Shape {
   std::vector<int32_t> lens;
   int64_t tokens = 0; ///< sum of lens
   int maxLen = 0;
-};
-
-/// splitmix64: the ragged lengths' generator (the Triton harness has the same).
-
-struct Stats {
-  double median = 0, min = 0, p90 = 0; ///< microseconds
-  int runs = 0;
 };
 
 struct CopyCeiling {
@@ -89,17 +85,18 @@ struct Report {
   std::string skippedAll; ///< no GPU
 };
 
-/// The splitmix64 generator: the next value of `state`.
-uint64_t splitmix64(uint64_t &state);
 const char *policyName(mla::SplitPolicy p);
 /// Parses the command line; exits with a message on bad flags.
 Options parseOptions(int argc, char **argv);
+/// --h and the large-batch heads, ascending where the latter were added.
+std::vector<int> allHeads(const Options &o);
 /// The shapes `o` selects, in run order.
 std::vector<Shape> makeGrid(const Options &o);
 /// "   H    B      L page kind   " columns of one shape.
 std::string shapeLabel(const Shape &s);
 void printRow(const Result &x, double copyGbs);
-bool writeJson(const std::string &path, const Options &o, const Report &r);
+/// The JSON fields after the device; closes the object.
+void writeJson(std::ostream &out, const Options &o, const Report &r);
 } // namespace tilemla::bench
 
 #endif

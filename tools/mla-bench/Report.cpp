@@ -7,29 +7,6 @@
 
 namespace tilemla::bench {
 namespace {
-std::string jsonString(const std::string &text) {
-  std::string out = "\"";
-  for (char ch : text) {
-    if (ch == '"' || ch == '\\')
-      out += '\\', out += ch;
-    else if (static_cast<unsigned char>(ch) < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", ch);
-      out += buf;
-    } else
-      out += ch;
-  }
-  return out + "\"";
-}
-
-std::string jsonNumber(double v) {
-  if (!std::isfinite(v))
-    return "null";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
-  return buf;
-}
-
 std::string shapeJson(const Shape &s) {
   std::string out = "\"h\": " + std::to_string(s.H) +
                     ", \"b\": " + std::to_string(s.B) +
@@ -50,22 +27,7 @@ std::string shapeLabel(const Shape &s) {
   return buf;
 }
 
-bool writeJson(const std::string &path, const Options &o, const Report &r) {
-  std::ofstream out(path);
-  if (!out)
-    return false;
-  out << "{\n  \"tool\": \"mla-bench\",\n";
-  if (!r.skippedAll.empty()) {
-    out << "  \"skipped\": " << jsonString(r.skippedAll)
-        << ",\n  \"results\": []\n}\n";
-    return bool(out);
-  }
-  out << "  \"device\": {\"name\": " << jsonString(r.device.name)
-      << ", \"arch\": " << jsonString(r.device.arch)
-      << ", \"sms\": " << r.device.multiprocessors
-      << ", \"total_bytes\": " << r.device.totalMemory << "},\n";
-  out << "  \"interpreter\": " << (isInterpreterMode() ? "true" : "false")
-      << ",\n";
+void writeJson(std::ostream &out, const Options &o, const Report &r) {
   out << "  \"dtype\": \"bf16\", \"kv_lora_rank\": " << R
       << ", \"rope_dim\": " << P << ", \"scale\": " << jsonNumber(kScale)
       << ",\n";
@@ -116,7 +78,6 @@ bool writeJson(const std::string &path, const Options &o, const Report &r) {
     out << "}";
   }
   out << "\n  ]\n}\n";
-  return bool(out);
 }
 
 void printRow(const Result &x, double copyGbs) {

@@ -50,53 +50,7 @@ namespace {
 // Measurements
 //===----------------------------------------------------------------------===//
 
-Stats summarize(std::vector<double> us) {
-  Stats s;
-  if (us.empty())
-    return s;
-  std::sort(us.begin(), us.end());
-  size_t n = us.size();
-  s.runs = int(n);
-  s.min = us.front();
-  s.median = n % 2 ? us[n / 2] : 0.5 * (us[n / 2 - 1] + us[n / 2]);
-  s.p90 = us[std::min(n - 1, size_t(std::ceil(0.9 * double(n))) - 1)];
-  return s;
-}
-
-/// Random bf16 uniform in [-1, 1] on the device, tiled over any buffer.
-class RandomSource {
-public:
-  RandomSource(size_t bytes, uint64_t seed) : buffer(bytes) {
-    std::vector<uint16_t> host(bytes / 2);
-    uint64_t state = seed;
-    for (size_t i = 0; i < host.size(); i += 2) {
-      uint64_t r = splitmix64(state);
-      for (size_t k = 0; k < 2 && i + k < host.size(); ++k) {
-        double u = double((r >> (32 * k)) & 0xffffffffu) / 4294967296.0;
-        host[i + k] = test::toBF16(float(2 * u - 1));
-      }
-    }
-    buffer.upload(host.data(), host.size() * 2);
-  }
-  /// Fills `count` bytes of `target` (a multiple of 2) with random bf16,
-  /// starting at a different place in the source for each call.
-  void fill(DeviceBuffer &target, size_t count) {
-    size_t done = 0;
-    while (done < count) {
-      size_t from = (next += 4096 + 2 * 7919) % (buffer.size() / 2);
-      size_t chunk = std::min(count - done, buffer.size() - from);
-      target.copyFromAsync(buffer, chunk, nullptr, done, from);
-      done += chunk;
-    }
-  }
-
-private:
-  DeviceBuffer buffer;
-  size_t next = 0;
-};
-
-CopyCeiling measureCopy(size_t bufferBytes, int runs,
-                        std::vector<GpuEvent> &events) {
+CopyCeiling measureCopy(size_t bufferBytes, int runs, GpuTimer &timer) {
   DeviceBuffer a(bufferBytes), b(bufferBytes);
   a.fill(1);
   b.fill(2);
@@ -104,11 +58,11 @@ CopyCeiling measureCopy(size_t bufferBytes, int runs,
     b.copyFromAsync(a, bufferBytes);
   std::vector<double> us;
   for (int r = 0; r < runs; ++r) {
-    events[0].record();
+    timer.event(0).record();
     b.copyFromAsync(a, bufferBytes);
-    events[1].record();
-    events[1].synchronize();
-    us.push_back(1e3 * GpuEvent::elapsedMs(events[0], events[1]));
+    timer.event(1).record();
+    timer.event(1).synchronize();
+    us.push_back(1e3 * GpuEvent::elapsedMs(timer.event(0), timer.event(1)));
   }
   CopyCeiling c;
   c.bytes = 2 * bufferBytes;
@@ -211,7 +165,7 @@ size_t bytesNeeded(const Shape &s, const Options &o) {
 }
 
 Result runCase(Problem &p, mla::SplitPolicy policy, const Options &o,
-               DeviceBuffer &flush, std::vector<GpuEvent> &events) {
+               GpuTimer &timer) {
   const Shape &s = p.shape;
   Result res;
   res.shape = s;
@@ -223,38 +177,10 @@ Result runCase(Problem &p, mla::SplitPolicy policy, const Options &o,
   auto call = [&] {
     impl.forward_decode(p.qView, p.kvView, p.metadata, p.oView, p.lseView);
   };
-
-  auto start = Clock::now();
-  call(); // JIT-compiles (or loads from the disk cache) both kernels
-  synchronize();
-  res.firstCallMs =
-      std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-
-  // Warm-up, timed to size the number of runs (~0.5 s a case).
-  double estimateUs = 0;
-  for (int i = 0; i < std::max(1, o.warmup); ++i) {
-    events[0].record();
-    call();
-    events[1].record();
-  }
-  events[1].synchronize();
-  estimateUs = 1e3 * GpuEvent::elapsedMs(events[0], events[1]);
-  int runs = o.runs;
-  if (estimateUs > 0)
-    runs = std::clamp(int(5e5 / estimateUs), std::min(10, o.runs), o.runs);
-
-  for (int r = 0; r < runs; ++r) {
-    if (flush.size())
-      flush.fillAsync(static_cast<unsigned char>(r));
-    events[2 * r].record();
-    call();
-    events[2 * r + 1].record();
-  }
-  events[2 * runs - 1].synchronize();
-  std::vector<double> us(runs);
-  for (int r = 0; r < runs; ++r)
-    us[r] = 1e3 * GpuEvent::elapsedMs(events[2 * r], events[2 * r + 1]);
-  res.us = summarize(us);
+  Timing t = timer.time(call, o.warmup);
+  res.firstCallMs = t.firstCallMs;
+  res.us = t.us;
+  double estimateUs = t.estimateUs;
 
   // Host time: rounds of 20 calls, the stream drained before each round so
   // no call waits for room in the launch queue.
@@ -286,7 +212,7 @@ Result runCase(Problem &p, mla::SplitPolicy policy, const Options &o,
 
 std::vector<CheckResult> spotCheck(const Options &o, std::mt19937_64 &rng) {
   std::vector<CheckResult> out;
-  for (int H : o.h)
+  for (int H : allHeads(o))
     for (int page : o.page) {
       test::MlaCase c;
       c.H = H, c.R = R, c.P = P, c.page = page, c.type = test::DType::BF16;
@@ -363,8 +289,8 @@ int run(const Options &o, const std::vector<Shape> &grid, Report &report) {
     std::printf("mla-bench: TILEMLA_INTERPRET is set: kernels run in the CPU "
                 "interpreter; the times say nothing about a GPU\n");
 
-  std::vector<GpuEvent> events(size_t(2 * std::max(o.runs, 2)));
-  report.copy = measureCopy(copyBytes, interp ? 3 : 20, events);
+  GpuTimer timer(o.runs, flushBytes);
+  report.copy = measureCopy(copyBytes, interp ? 3 : 20, timer);
   std::printf("copy ceiling: %zu MiB device-to-device, %.1f us median -> "
               "%.0f GB/s (read + write)\n",
               copyBytes / MiB, report.copy.us.median, report.copy.gbs);
@@ -377,7 +303,6 @@ int run(const Options &o, const std::vector<Shape> &grid, Report &report) {
       status |= c.ok ? 0 : 1;
   }
 
-  DeviceBuffer flush(flushBytes);
   RandomSource random(interp ? MiB : 64 * MiB, o.seed);
   std::printf("\n%4s %4s %6s %4s %-7s %-15s %6s %9s %9s %9s %8s %8s %6s %8s\n",
               "H", "B", "L", "page", "kind", "policy", "splits", "med us",
@@ -408,7 +333,7 @@ int run(const Options &o, const std::vector<Shape> &grid, Report &report) {
     for (mla::SplitPolicy policy : o.policies) {
       Result res;
       try {
-        res = runCase(*problem, policy, o, flush, events);
+        res = runCase(*problem, policy, o, timer);
       } catch (const std::exception &e) {
         res.shape = s, res.policy = policy, res.error = e.what();
         status = 1;
@@ -432,35 +357,8 @@ int main(int argc, char **argv) {
     return 0;
   }
   Report report;
-  if (!isInterpreterMode() && !isGpuAvailable()) {
-    std::string why = "no CUDA driver or GPU";
-    try {
-      deviceInfo();
-    } catch (const std::exception &e) {
-      why = e.what();
-    }
-    report.skippedAll = "no GPU: " + why;
-    std::printf("mla-bench: no GPU: skipped (%s)\n", why.c_str());
-    if (!o.json.empty() && !writeJson(o.json, o, report)) {
-      std::fprintf(stderr, "mla-bench: cannot write %s\n", o.json.c_str());
-      return 1;
-    }
-    return 0;
-  }
-  int status = 0;
-  try {
-    status = run(o, grid, report);
-  } catch (const std::exception &e) {
-    std::fprintf(stderr, "mla-bench: %s\n", e.what());
-    status = 1;
-  }
-  if (!o.json.empty()) {
-    if (writeJson(o.json, o, report))
-      std::printf("wrote %s\n", o.json.c_str());
-    else {
-      std::fprintf(stderr, "mla-bench: cannot write %s\n", o.json.c_str());
-      status = 1;
-    }
-  }
-  return status;
+  return runBenchmark(
+      "mla-bench", o.json, report.skippedAll, report.device,
+      [&] { return run(o, grid, report); },
+      [&](std::ostream &out) { writeJson(out, o, report); });
 }
