@@ -1,7 +1,8 @@
 //===- Compiler.h - tile source -> PTX, stage by stage ----------*- C++ -*-===//
 //
-// The compiler's public entry points, in standard C++ types only (libtilemla
-// hides LLVM and MLIR). Driver/Pipeline.h has the MLIR-facing side: the
+// The compiler's public entry points, free of MLIR types (libtilemla hides
+// MLIR; SourceFile, from Frontend/Diagnostics.h, still hands out
+// llvm::StringRef). Driver/Pipeline.h has the MLIR-facing side: the
 // dialects, passes and pipelines, for tile-opt and the interpreter.
 //
 //===----------------------------------------------------------------------===//

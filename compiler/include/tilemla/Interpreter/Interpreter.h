@@ -17,7 +17,8 @@
 // element type; max/min propagate NaN. Integer arithmetic wraps; division by
 // zero throws InterpreterError. Programs run one after another, x fastest.
 //
-// The API speaks std types only (libtilemla hides LLVM/MLIR).
+// The API holds no MLIR types (libtilemla hides MLIR); SourceFile comes from
+// Frontend/Diagnostics.h through Driver/Compiler.h.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TILEMLA_INTERPRETER_INTERPRETER_H
