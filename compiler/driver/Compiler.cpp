@@ -55,25 +55,7 @@ std::string toString(const KernelParam &param) {
   return kindName(param.kind);
 }
 
-namespace {
-/// The box and swizzle the host encodes into the tensor map of each
-/// descriptor TMA copies read (tile-lower-descriptor-loads gives all copies
-/// of one descriptor the same box).
-void describeTmaBoxes(func::FuncOp func, std::vector<KernelParam> &params) {
-  func.walk([&](tile::TmaCopyOp copy) {
-    auto arg = dyn_cast<BlockArgument>(copy.getDesc());
-    if (!arg || arg.getArgNumber() >= params.size())
-      return;
-    tile::SharedBufferType buffer = copy.getBuffer().getType();
-    KernelParam &param = params[arg.getArgNumber()];
-    param.tmaSwizzle = buffer.getSwizzle();
-    param.tmaBoxRows = buffer.getRows();
-    param.tmaBoxCols = buffer.getSwizzle() * 8 /
-                       buffer.getElementType().getIntOrFloatBitWidth();
-  });
-}
-
-std::optional<KernelParam> describeParam(Type type) {
+std::optional<KernelParam> describeKernelParam(Type type) {
   using ElementType = KernelParam::ElementType;
   auto elementOf = [](Type t) {
     if (t.isF16())
@@ -110,6 +92,24 @@ std::optional<KernelParam> describeParam(Type type) {
   if (type.isBF16())
     return KernelParam{KernelParam::BFloat16};
   return std::nullopt;
+}
+
+namespace {
+/// The box and swizzle the host encodes into the tensor map of each
+/// descriptor TMA copies read (tile-lower-descriptor-loads gives all copies
+/// of one descriptor the same box).
+void describeTmaBoxes(func::FuncOp func, std::vector<KernelParam> &params) {
+  func.walk([&](tile::TmaCopyOp copy) {
+    auto arg = dyn_cast<BlockArgument>(copy.getDesc());
+    if (!arg || arg.getArgNumber() >= params.size())
+      return;
+    tile::SharedBufferType buffer = copy.getBuffer().getType();
+    KernelParam &param = params[arg.getArgNumber()];
+    param.tmaSwizzle = buffer.getSwizzle();
+    param.tmaBoxRows = buffer.getRows();
+    param.tmaBoxCols = buffer.getSwizzle() * 8 /
+                       buffer.getElementType().getIntOrFloatBitWidth();
+  });
 }
 
 /// Errors from passes point into the source with a caret, like the
@@ -255,7 +255,7 @@ public:
         return;
       kernel.name = func.getName().str();
       for (Type type : func.getArgumentTypes())
-        if (auto param = describeParam(type))
+        if (auto param = describeKernelParam(type))
           kernel.params.push_back(*param);
       describeTmaBoxes(func, kernel.params);
     });

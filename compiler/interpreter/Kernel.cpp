@@ -69,50 +69,6 @@ Arg Arg::i1(bool value) {
   return a;
 }
 
-namespace {
-KernelParam::ElementType elementTypeOf(ElemKind kind) {
-  using ElementType = KernelParam::ElementType;
-  switch (kind) {
-  case ElemKind::I1:
-    return ElementType::I1;
-  case ElemKind::I32:
-    return ElementType::I32;
-  case ElemKind::I64:
-    return ElementType::I64;
-  case ElemKind::F16:
-    return ElementType::F16;
-  case ElemKind::BF16:
-    return ElementType::BF16;
-  case ElemKind::F32:
-    return ElementType::F32;
-  case ElemKind::F8E4M3:
-    return ElementType::FP8E4M3;
-  case ElemKind::Ptr:
-    break;
-  }
-  return ElementType::None;
-}
-
-KernelParam describe(ElemKind kind, ElemKind pointee) {
-  switch (kind) {
-  case ElemKind::Ptr:
-    return {KernelParam::Pointer, elementTypeOf(pointee)};
-  case ElemKind::I1:
-    return {KernelParam::Bool};
-  case ElemKind::I32:
-    return {KernelParam::Int32};
-  case ElemKind::I64:
-    return {KernelParam::Int64};
-  case ElemKind::F16:
-    return {KernelParam::Float16};
-  case ElemKind::BF16:
-    return {KernelParam::BFloat16};
-  default:
-    return {KernelParam::Float32};
-  }
-}
-} // namespace
-
 struct Kernel::Impl {
   MLIRContext context;
   OwningOpRef<ModuleOp> module;
@@ -144,17 +100,19 @@ Kernel::Kernel(const SourceFile &file, const CompileOptions &options)
   impl->name = impl->func.getName().str();
   for (Type type : impl->func.getArgumentTypes()) {
     ElemKind kind, pointee = ElemKind::I32;
+    // The signature is the compiled kernel's; `kinds` is how this
+    // interpreter reads each argument.
+    std::optional<KernelParam> param = describeKernelParam(type);
     if (auto desc = dyn_cast<tile::TensorDescType>(type)) {
       ElemKind unused;
-      if (getElemKind(desc.getElementType(), pointee, unused)) {
+      if (param && getElemKind(desc.getElementType(), pointee, unused)) {
         impl->kinds.push_back({ElemKind::Ptr, pointee});
-        impl->params.push_back(
-            {KernelParam::TensorDesc, elementTypeOf(pointee)});
+        impl->params.push_back(*param);
         continue;
       }
     }
-    if (!getElemKind(type, kind, pointee) || isa<RankedTensorType>(type) ||
-        kind == ElemKind::F8E4M3) {
+    if (!param || !getElemKind(type, kind, pointee) ||
+        isa<RankedTensorType>(type) || kind == ElemKind::F8E4M3) {
       std::string text;
       llvm::raw_string_ostream os(text);
       os << type;
@@ -163,7 +121,7 @@ Kernel::Kernel(const SourceFile &file, const CompileOptions &options)
                          text);
     }
     impl->kinds.push_back({kind, pointee});
-    impl->params.push_back(describe(kind, pointee));
+    impl->params.push_back(*param);
   }
 }
 

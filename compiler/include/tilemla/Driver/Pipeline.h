@@ -15,6 +15,7 @@
 
 namespace mlir {
 class DialectRegistry;
+class Type;
 class MLIRContext;
 class ModuleOp;
 class OpPassManager;
@@ -47,6 +48,11 @@ TILEMLA_API void buildLLVMPipeline(mlir::OpPassManager &pm,
 /// every descriptor load as a pointer load.
 TILEMLA_API void buildInterpreterPipeline(mlir::OpPassManager &pm,
                                           llvm::ArrayRef<ArgFact> argFacts);
+
+/// How the runtime passes a kernel argument of tile-IR type `type`; nullopt
+/// for types no launch can pass. The compiled kernel's signature and the
+/// interpreter's both come from it.
+TILEMLA_API std::optional<KernelParam> describeKernelParam(mlir::Type type);
 
 /// Parses `file` and runs the interpreter pipeline in `context`, which must
 /// hold registerTileDialects' dialects and outlive the module. Returns null,
