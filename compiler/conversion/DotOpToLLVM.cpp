@@ -21,9 +21,11 @@ struct FMADotOpConversion : TargetPattern<DotOp> {
   matchAndRewrite(DotOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     RankedTensorType aType = op.getA().getType(), bType = op.getB().getType(),
-                     accType = op.getType();
+                     accType = op.getAccType();
     if (!getLayout(aType) || !getLayout(bType) || !getLayout(accType))
       return rewriter.notifyMatchFailure(op, "only distributed layouts");
+    if (op.isAsync())
+      return rewriter.notifyMatchFailure(op, "an asynchronous dot is a wgmma");
     Location loc = op.getLoc();
     int64_t m = aType.getDimSize(0), k = aType.getDimSize(1),
             n = accType.getDimSize(1);

@@ -71,7 +71,7 @@ struct MmaDotOpConversion : TargetPattern<DotOp> {
   matchAndRewrite(DotOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     RankedTensorType aType = op.getA().getType(), bType = op.getB().getType(),
-                     accType = op.getType();
+                     accType = op.getAccType();
     auto mma = dyn_cast_or_null<MmaEncodingAttr>(accType.getEncoding());
     if (!mma || mma.isWarpgroup() || !isMmaCompatibleDot(op, mma))
       return rewriter.notifyMatchFailure(op, "not an mma.sync dot");

@@ -40,7 +40,6 @@ struct ConvertTileToLLVMPass
       return signalPassFailure();
     TargetInfo target(*gpu);
     annotateAccessWidths(module);
-    markChainedWgmmaDots(module);
     SmallVector<std::string> kernels;
     module.walk([&](func::FuncOp func) {
       if (func->hasAttr(TileDialect::KernelAttrHelper::getNameStr()))

@@ -18,6 +18,10 @@ TileLLVMTypeConverter::TileLLVMTypeConverter(MLIRContext *context) {
   addConversion([context](SharedBufferType) {
     return LLVM::LLVMPointerType::get(context, kSharedAddressSpace);
   });
+  // A pending accumulator is the accumulator's registers.
+  addConversion([this](PendingType type) {
+    return convertType(type.getValueType());
+  });
   addConversion([context](MBarrierType) {
     return LLVM::LLVMPointerType::get(context, kSharedAddressSpace);
   });

@@ -45,7 +45,8 @@ struct WgmmaDotOpConversion : TargetPattern<DotOp> {
   LogicalResult
   matchAndRewrite(DotOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    auto mma = dyn_cast_or_null<MmaEncodingAttr>(op.getType().getEncoding());
+    auto mma =
+        dyn_cast_or_null<MmaEncodingAttr>(op.getAccType().getEncoding());
     if (!mma || !mma.isWarpgroup())
       return rewriter.notifyMatchFailure(op, "not a wgmma dot");
     if (!isMmaCompatibleDot(op, mma))
@@ -55,7 +56,7 @@ struct WgmmaDotOpConversion : TargetPattern<DotOp> {
              << target.getGpu().name();
     Location loc = op.getLoc();
     RankedTensorType aType = op.getA().getType(), bType = op.getB().getType(),
-                     accType = op.getType();
+                     accType = op.getAccType();
     bool transB = op.getTransB();
     int64_t n = accType.getDimSize(1), k = aType.getDimSize(1);
     int64_t wm = mma.getWarpsPerCTA()[0], wn = mma.getWarpsPerCTA()[1];
@@ -141,19 +142,18 @@ struct WgmmaDotOpConversion : TargetPattern<DotOp> {
           inType, f32Type, accumulate, one, one, rowMajor, bLayout,
           /*satfinite=*/nullptr);
     }
-    // A chained dot's successor accumulates on the same registers: the
-    // instructions stay ordered, and its wait covers both.
-    if (!op->hasAttr(TileDialect::WgmmaInFlightAttrHelper::getNameStr())) {
-      NVVM::WgmmaGroupSyncAlignedOp::create(rewriter, loc);
+    // One group per dot. An asynchronous dot leaves it in flight: a
+    // tile.dot_wait hands out its registers.
+    NVVM::WgmmaGroupSyncAlignedOp::create(rewriter, loc);
+    if (!op.isAsync())
       NVVM::WgmmaWaitGroupSyncOp::create(rewriter, loc, 0);
-    }
 
     SmallVector<Value> done = unpackStruct(rewriter, loc, fragment);
     for (int64_t reg = 0; reg < fragments; ++reg)
       acc[reg] = done[fragmentIndex(reg)];
-    rewriter.replaceOp(op, packStruct(rewriter, loc,
-                                      getTypeConverter()->convertType(accType),
-                                      acc));
+    rewriter.replaceOp(
+        op, packStruct(rewriter, loc,
+                       getTypeConverter()->convertType(op.getType()), acc));
     return success();
   }
 
@@ -242,28 +242,90 @@ private:
                          layout.swizzle, rows * layout.swizzle};
   }
 };
-} // namespace
+/// wgmma.wait_group with every register of the awaited accumulators tied
+/// through it (outputs "=f" matched to the inputs): their readers depend on
+/// the wait through the data, so neither LLVM nor ptxas can move a read
+/// above it, and the registers are not copied while the tensor cores may
+/// still write them.
+struct DotWaitOpConversion : OpConversionPattern<DotWaitOp> {
+  using OpConversionPattern::OpConversionPattern;
 
-void mlir::tile::markChainedWgmmaDots(ModuleOp module) {
-  module.walk([](DotOp dot) {
-    if (!isWarpgroupDot(dot) || !dot->hasOneUse())
-      return;
-    auto next = dyn_cast<DotOp>(*dot->getUsers().begin());
-    if (!next || next->getBlock() != dot->getBlock() ||
-        next.getAcc() != dot.getResult() || !isWarpgroupDot(next) ||
-        next.getType() != dot.getType() || !isSharedView(next.getA()) ||
-        !isSharedView(next.getB()))
-      return;
-    for (Operation *op = dot->getNextNode(); op != next; op = op->getNextNode())
-      if (!isMemoryEffectFree(op))
-        return;
-    dot->setAttr(TileDialect::WgmmaInFlightAttrHelper::getNameStr(),
-                 UnitAttr::get(dot.getContext()));
-  });
-}
+  LogicalResult
+  matchAndRewrite(DotWaitOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    int64_t pending = op.getPending();
+    SmallVector<Value> registers;
+    SmallVector<size_t> counts;
+    for (Value input : adaptor.getInputs()) {
+      SmallVector<Value> values = unpackStruct(rewriter, loc, input);
+      counts.push_back(values.size());
+      llvm::append_range(registers, values);
+    }
+    if (registers.empty()) {
+      NVVM::WgmmaWaitGroupSyncOp::create(rewriter, loc, pending);
+      rewriter.eraseOp(op);
+      return success();
+    }
+    std::string constraints;
+    llvm::raw_string_ostream os(constraints);
+    for (size_t i = 0; i < registers.size(); ++i)
+      os << (i ? "," : "") << registerConstraint(registers[i].getType(), true);
+    for (size_t i = 0; i < registers.size(); ++i)
+      os << "," << i;
+    SmallVector<Type> types;
+    for (Value value : registers)
+      types.push_back(value.getType());
+    Type resultType =
+        types.size() == 1
+            ? types.front()
+            : LLVM::LLVMStructType::getLiteral(rewriter.getContext(), types);
+    auto wait = LLVM::InlineAsmOp::create(
+        rewriter, loc, resultType, registers,
+        ("wgmma.wait_group.sync.aligned " + llvm::Twine(pending) + ";").str(),
+        constraints, /*has_side_effects=*/true, /*is_align_stack=*/false,
+        LLVM::tailcallkind::TailCallKind::None, /*asm_dialect=*/nullptr,
+        /*operand_attrs=*/nullptr);
+    SmallVector<Value> waited =
+        types.size() == 1 ? SmallVector<Value>{wait.getResult(0)}
+                          : unpackStruct(rewriter, loc, wait.getResult(0));
+    SmallVector<Value> results;
+    size_t next = 0;
+    for (auto [result, count] : llvm::zip(op.getResults(), counts)) {
+      results.push_back(packStruct(
+          rewriter, loc, getTypeConverter()->convertType(result.getType()),
+          ArrayRef<Value>(waited).slice(next, count)));
+      next += count;
+    }
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+
+private:
+  static const char *registerConstraint(Type type, bool output) {
+    if (type.isF32())
+      return output ? "=f" : "f";
+    return output ? "=r" : "r";
+  }
+};
+
+/// No group is in flight: the registers are the tensor's.
+struct AsPendingOpConversion : OpConversionPattern<AsPendingOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(AsPendingOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, adaptor.getSrc());
+    return success();
+  }
+};
+} // namespace
 
 void mlir::tile::populateWgmmaDotOpToLLVMPatterns(
     TileLLVMTypeConverter &converter, const TargetInfo &target,
     RewritePatternSet &patterns) {
   patterns.add<WgmmaDotOpConversion>(converter, patterns.getContext(), target);
+  patterns.add<DotWaitOpConversion, AsPendingOpConversion>(
+      converter, patterns.getContext());
 }

@@ -105,8 +105,6 @@ const AttrRule kOperationAttrRules[] = {
      "a positive integer", isPositiveInt},
     {TileDialect::ReuseStagedBAttrHelper::getNameStr(), "tile.dot", isDot,
      "a unit attribute", isUnit},
-    {TileDialect::WgmmaInFlightAttrHelper::getNameStr(), "tile.dot", isDot,
-     "a unit attribute", isUnit},
 };
 } // namespace
 
@@ -320,7 +318,7 @@ int64_t mlir::tile::getWgmmaSwizzle(int64_t cols) {
 }
 
 bool mlir::tile::isMmaCompatibleDot(DotOp op, MmaEncodingAttr mma) {
-  RankedTensorType aType = op.getA().getType(), accType = op.getType();
+  RankedTensorType aType = op.getA().getType(), accType = op.getAccType();
   Type element = aType.getElementType();
   if (!element.isBF16() && !element.isF16())
     return false;
@@ -349,7 +347,7 @@ static MmaEncodingAttr getTensorCoreLayout(Operation *op) {
   auto dot = dyn_cast_or_null<DotOp>(op);
   if (!dot)
     return {};
-  auto mma = dyn_cast_or_null<MmaEncodingAttr>(dot.getType().getEncoding());
+  auto mma = dyn_cast_or_null<MmaEncodingAttr>(dot.getAccType().getEncoding());
   return mma && isMmaCompatibleDot(dot, mma) ? mma : MmaEncodingAttr();
 }
 
@@ -367,8 +365,8 @@ DotLayoutPlan::DotLayoutPlan(Operation *root, unsigned numWarps,
     : numWarps(numWarps), warpgroups(warpgroups) {
   llvm::DenseMap<int64_t, DotOp> widest;
   root->walk([&](DotOp dot) {
-    DotOp &best = widest[dot.getType().getDimSize(0)];
-    if (!best || dot.getType().getDimSize(1) > best.getType().getDimSize(1))
+    DotOp &best = widest[dot.getAccType().getDimSize(0)];
+    if (!best || dot.getAccType().getDimSize(1) > best.getAccType().getDimSize(1))
       best = dot;
   });
   for (auto [m, dot] : widest)
@@ -377,7 +375,7 @@ DotLayoutPlan::DotLayoutPlan(Operation *root, unsigned numWarps,
 }
 
 MmaEncodingAttr DotLayoutPlan::layoutFor(DotOp dot) const {
-  auto shared = rowLayouts.find(dot.getType().getDimSize(0));
+  auto shared = rowLayouts.find(dot.getAccType().getDimSize(0));
   if (shared != rowLayouts.end() && isMmaCompatibleDot(dot, shared->second))
     return shared->second;
   return getMmaLayoutForDot(dot, numWarps, warpgroups);
@@ -385,7 +383,7 @@ MmaEncodingAttr DotLayoutPlan::layoutFor(DotOp dot) const {
 
 MmaEncodingAttr mlir::tile::getMmaLayoutForDot(DotOp op, unsigned numWarps,
                                                bool warpgroups) {
-  RankedTensorType accType = op.getType();
+  RankedTensorType accType = op.getAccType();
   int64_t m = accType.getDimSize(0), n = accType.getDimSize(1);
   if (m % 16 != 0 || n % 8 != 0)
     return {};

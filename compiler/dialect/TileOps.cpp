@@ -11,6 +11,26 @@
 using namespace mlir;
 using namespace mlir::tile;
 
+/// `-> R` when the accumulator has the result's type, else `+ ACC -> R`.
+static ParseResult parseAccumulatorType(OpAsmParser &parser, Type &acc,
+                                        Type &result) {
+  bool distinct = succeeded(parser.parseOptionalPlus());
+  if (distinct && parser.parseType(acc))
+    return failure();
+  if (parser.parseArrow() || parser.parseType(result))
+    return failure();
+  if (!distinct)
+    acc = result;
+  return success();
+}
+
+static void printAccumulatorType(OpAsmPrinter &printer, Operation *,
+                                 Type acc, Type result) {
+  if (acc != result)
+    printer << "+ " << acc << " ";
+  printer << "-> " << result;
+}
+
 #define GET_OP_CLASSES
 #include "tilemla/Dialect/TileOps.cpp.inc"
 
@@ -239,8 +259,20 @@ LogicalResult StoreOp::verify() {
                       getMask());
 }
 
+/// The tensor a value of accumulator type (a tensor or a pending one) holds.
+static RankedTensorType accumulatorTensor(Type type) {
+  if (auto pending = dyn_cast<PendingType>(type))
+    return pending.getValueType();
+  return cast<RankedTensorType>(type);
+}
+
+RankedTensorType DotOp::getAccType() {
+  return accumulatorTensor(getResult().getType());
+}
+
 LogicalResult DotOp::verify() {
-  auto a = getA().getType(), b = getB().getType(), acc = getAcc().getType();
+  auto a = getA().getType(), b = getB().getType();
+  RankedTensorType acc = accumulatorTensor(getAcc().getType());
   if (a.getRank() != 2 || b.getRank() != 2 || acc.getRank() != 2)
     return emitOpError() << "operands must be 2-D";
   if (a.getElementType() != b.getElementType())
@@ -255,8 +287,26 @@ LogicalResult DotOp::verify() {
   if (acc.getDimSize(0) != a.getDimSize(0) || acc.getDimSize(1) != bN)
     return emitOpError() << "accumulator shape " << shapeString(acc.getShape())
                          << " does not match the product";
-  if (getResult().getType() != acc)
+  if (getAccType() != acc)
     return emitOpError() << "result type must be the accumulator type";
+  if (isa<PendingType>(getAcc().getType()) && !isAsync())
+    return emitOpError() << "a pending accumulator needs a pending result "
+                            "(only an asynchronous dot may take it)";
+  if (isAsync()) {
+    auto mma = dyn_cast_or_null<MmaEncodingAttr>(acc.getEncoding());
+    if (!mma || !mma.isWarpgroup())
+      return emitOpError() << "only a wgmma dot (version 3 #tile.mma result) "
+                              "can be asynchronous";
+  }
+  return success();
+}
+
+LogicalResult DotWaitOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location>, ValueRange operands,
+    DictionaryAttr, OpaqueProperties, RegionRange,
+    SmallVectorImpl<Type> &results) {
+  for (Value input : operands)
+    results.push_back(cast<PendingType>(input.getType()).getValueType());
   return success();
 }
 

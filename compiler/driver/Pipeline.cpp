@@ -56,6 +56,7 @@ void buildTileGPUPipeline(OpPassManager &pm, unsigned numWarps,
 }
 
 void buildLLVMPipeline(OpPassManager &pm, const GpuTarget &target) {
+  pm.addPass(tile::createTilePlaceDotWaits());
   tile::TileAllocateSharedOptions shared;
   shared.arch = target.name();
   pm.addPass(tile::createTileAllocateShared(shared));

@@ -75,7 +75,7 @@ private:
     if (tensorCores)
       if (MmaEncodingAttr mma = dotPlan->layoutFor(dot))
         return mma;
-    return defaultLayout(dot.getType().getShape());
+    return defaultLayout(dot.getAccType().getShape());
   }
 
   Attribute chooseElementwiseLayout(Operation *op);

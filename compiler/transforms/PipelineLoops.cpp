@@ -274,7 +274,7 @@ private:
         b, loc,
         arith::AddIOp::create(b, loc, index, i32Constant(b, loc, lookahead)),
         numStages);
-    BarrierOp::create(b, loc);
+    Operation *refillStart = BarrierOp::create(b, loc);
     IRMapping map;
     for (unsigned i : carriedArgs)
       map.map(loop.getRegionIterArgs()[i], yield.getOperand(i));
@@ -282,6 +282,10 @@ private:
     map.map(iv, nextIv);
     issueCopies(b, loc, streams, slice, map, nextIv, loop.getUpperBound(),
                 ahead);
+    SmallVector<Operation *> refill;
+    for (Operation &op :
+         llvm::make_range(refillStart->getIterator(), b.getInsertionPoint()))
+      refill.push_back(&op);
     if (copyGroups)
       AsyncWaitOp::create(b, loc, lookahead * copyGroups, asyncProxy);
     Value parity = arith::AndIOp::create(
@@ -302,10 +306,43 @@ private:
       stream.load->getResult(0).replaceAllUsesWith(view);
       stream.load->erase();
     }
+    if (!copyGroups)
+      delayRefill(body, refill);
     b.setInsertionPointAfter(loop);
     if (copyGroups)
       AsyncWaitOp::create(b, loc, 0, false);
     makeOperandsResident(loop);
+  }
+
+  /// With TMA streams read by wgmma dots, the refill (its barrier, address
+  /// computation and copies) moves behind the body's leading
+  /// dots, before the first op that reads one of their results: the dots
+  /// then run while the barrier waits for the other warps, and the
+  /// previous trip's dots, which read the stage being refilled, may still
+  /// be in flight when this trip's are issued (tile-place-dot-waits).
+  static void delayRefill(Block &body, ArrayRef<Operation *> refill) {
+    auto isLeadingDot = [](Operation &op) { return isWarpgroupDot(&op); };
+    Operation *target = nullptr;
+    bool sawDot = false;
+    for (Operation &op : llvm::make_range(
+             std::next(refill.back()->getIterator()), body.end())) {
+      if (isLeadingDot(op)) {
+        sawDot = true;
+        continue;
+      }
+      bool readsDot = llvm::any_of(op.getOperands(), [](Value v) {
+        Operation *def = v.getDefiningOp();
+        return def && isWarpgroupDot(def);
+      });
+      if (sawDot && (readsDot || op.hasTrait<OpTrait::IsTerminator>())) {
+        target = &op;
+        break;
+      }
+    }
+    if (!target)
+      return;
+    for (Operation *op : refill)
+      op->moveBefore(target);
   }
 
   /// Waits for the copy into `stage`, zeroes its rows at or past the load's

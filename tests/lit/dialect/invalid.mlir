@@ -385,3 +385,43 @@ func.func @tma_copy_element(%d: !tile.tensordesc<f16>, %i: i32, %p: i1) {
   tile.tma_copy %d[%i, %i], %b[%i], %m, %p : <f16>, <2 x 64 x 64 x bf16, swizzle = 128>, <2>
   return
 }
+
+// -----
+
+// A pending accumulator is read only by an asynchronous dot or a dot_wait.
+#mma3 = #tile.mma<warpsPerCTA = [4, 1], version = 3>
+func.func @pending_read(%p: !tile.pending<tensor<64x64xf32, #mma3>>) {
+  // expected-error @+1 {{'arith.mulf' op operand #0 must be floating-point-like}}
+  %x = arith.mulf %p, %p : !tile.pending<tensor<64x64xf32, #mma3>>
+  return
+}
+
+// -----
+
+#mma3 = #tile.mma<warpsPerCTA = [4, 1], version = 3>
+#smem = #tile.shared<rowStride = 4096, swizzle = 128>
+func.func @pending_acc_sync_dot(%x: tensor<64x64xbf16, #smem>, %p: !tile.pending<tensor<64x64xf32, #mma3>>) {
+  // expected-error @+1 {{'tile.dot' op a pending accumulator needs a pending result}}
+  %d = tile.dot %x, %x, %p {transB} : tensor<64x64xbf16, #smem> * tensor<64x64xbf16, #smem> + !tile.pending<tensor<64x64xf32, #mma3>> -> tensor<64x64xf32, #mma3>
+  return
+}
+
+// -----
+
+#mma2 = #tile.mma<warpsPerCTA = [4, 1]>
+#smem = #tile.shared<rowStride = 4096, swizzle = 128>
+func.func @async_mma_sync(%x: tensor<64x64xbf16, #smem>, %c: tensor<64x64xf32, #mma2>) {
+  // expected-error @+1 {{'tile.dot' op only a wgmma dot (version 3 #tile.mma result) can be asynchronous}}
+  %d = tile.dot %x, %x, %c {transB} : tensor<64x64xbf16, #smem> * tensor<64x64xbf16, #smem> + tensor<64x64xf32, #mma2> -> !tile.pending<tensor<64x64xf32, #mma2>>
+  return
+}
+
+// -----
+
+#mma3 = #tile.mma<warpsPerCTA = [4, 1], version = 3>
+func.func @dot_wait_result(%p: !tile.pending<tensor<64x64xf32, #mma3>>) {
+  // expected-error @+2 {{'tile.dot_wait' op inferred type(s)}}
+  // expected-error @+1 {{'tile.dot_wait' op failed to infer returned types}}
+  %x = "tile.dot_wait"(%p) {pending = 0 : i32} : (!tile.pending<tensor<64x64xf32, #mma3>>) -> tensor<64x32xf32, #mma3>
+  return
+}

@@ -33,6 +33,35 @@ def TileAllocateShared : Pass<"tile-allocate-shared", "mlir::ModuleOp"> {
   ];
 }
 
+def TilePlaceDotWaits : Pass<"tile-place-dot-waits", "mlir::ModuleOp"> {
+  let summary = "Make wgmma dots asynchronous and wait for each at its first use";
+  let description = [{
+    Every wgmma dot (a version 3 `#tile.mma` result) issues its group and
+    returns a `!tile.pending` value; one `tile.dot_wait` is placed before
+    the first op that needs the group done: a reader of the result (an
+    asynchronous dot accumulating on it as its only user does not count: it
+    queues behind the group on the same registers), a write to shared
+    memory the group reads (a copy into or zeroing of the buffer stage it
+    reads, the scratch its register operand was staged in, the b region),
+    an op with regions that holds either or holds dots, or the end of the
+    block. The wait's `pending` is the number of groups issued after the
+    awaited one, which stay in flight: groups retire in issue order.
+
+    A dot whose only use is its loop's yield stays in flight across the
+    back edge: its iter_arg becomes pending (initialized with
+    `tile.as_pending`), the next trip waits for it where it must, and the
+    loop's result is waited for after the loop. Pipeline stages are
+    compared as (trip index + c) mod S, so refilling the stage the previous
+    trip's dot reads waits for that dot only. A copy or zeroing is written
+    by one thread or each thread for itself: its wait goes before the
+    barrier that precedes it, or brings one, so every warpgroup's reads are
+    done before it.
+
+    Runs before tile-allocate-shared; dots that are not wgmma are left as
+    they are (they complete before the next op).
+  }];
+}
+
 def ConvertTileToLLVM : Pass<"convert-tile-to-llvm", "mlir::ModuleOp"> {
   let summary = "Lower tile-gpu IR to the LLVM and NVVM dialects";
   let description = [{

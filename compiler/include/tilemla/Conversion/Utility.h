@@ -172,11 +172,6 @@ inline void stageRowMajor(OpBuilder &builder, Location loc,
 // Tensor cores
 //===--------------------------------------------------------------------===//
 
-/// Marks wgmma dots that may leave their work in flight
-/// (`tile.wgmma_in_flight`): the result's only use is the accumulator of a
-/// wgmma dot of the same shape later in the block, that dot reads both
-/// operands in place, and only ops without memory effects come between.
-void markChainedWgmmaDots(ModuleOp module);
 /// Shared memory the mma.sync lowering stages a in (part of the common
 /// scratch) and b in (its own region at `tile.dot_b_offset`).
 unsigned getMmaDotStagedABytes(DotOp op);

@@ -46,10 +46,7 @@ def Tile_Dialect : Dialect {
     // On tile.load / tile.store: registers one vector access covers.
     "::mlir::IntegerAttr":$access_width,
     // On tile.dot: reads the b operand the previous dot staged.
-    "::mlir::UnitAttr":$reuse_staged_b,
-    // On a wgmma tile.dot that only feeds the next dot's accumulator: its
-    // instructions stay in flight (no commit, no wait).
-    "::mlir::UnitAttr":$wgmma_in_flight
+    "::mlir::UnitAttr":$reuse_staged_b
   );
   let hasOperationAttrVerify = 1;
   let hasRegionArgAttrVerify = 1;

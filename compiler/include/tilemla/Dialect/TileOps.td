@@ -153,20 +153,73 @@ def Tile_DescFieldsOp : Tile_Op<"desc_fields", [Pure]> {
 // Compute
 //===----------------------------------------------------------------------===//
 
-def Tile_DotOp : Tile_Op<"dot", [Pure, AllTypesMatch<["acc", "result"]>]> {
+def Tile_DotOp : Tile_Op<"dot", [Pure]> {
   let summary = "matrix product with accumulation: a[M,K] x b[K,N] + acc[M,N]";
   let description = [{
     With `transB`, b holds the transposed operand, [N, K], and the product is
     a x transpose(b): rows of b that are contiguous in memory (keys of an
     attention score) feed the instruction without a transposing copy.
+
+    A wgmma dot (version 3 `#tile.mma` result) is asynchronous when its
+    result is `!tile.pending<T>`: it issues one group of wgmma instructions
+    and returns while they run; `tile.dot_wait` hands out the result. Its
+    accumulator may then be pending too (it accumulates on the same
+    registers behind the group that produces them). The type after `->` is
+    the result's; an accumulator of another type is added before it:
+    `: A * B + T -> !tile.pending<T>`.
   }];
   let arguments = (ins Tile_FloatTensor:$a, Tile_FloatTensor:$b,
-                       RankedTensorOf<[F32]>:$acc, UnitAttr:$transB);
-  let results = (outs RankedTensorOf<[F32]>:$result);
+                       Tile_Accumulator:$acc, UnitAttr:$transB);
+  let results = (outs Tile_Accumulator:$result);
   let assemblyFormat = [{
-    $a `,` $b `,` $acc attr-dict `:` type($a) `*` type($b) `->` type($result)
+    $a `,` $b `,` $acc attr-dict `:` type($a) `*` type($b)
+      custom<AccumulatorType>(type($acc), type($result))
   }];
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The accumulator's tensor type (a pending result's value type).
+    RankedTensorType getAccType();
+    /// True for a dot that returns before its wgmma group completes.
+    bool isAsync() { return ::llvm::isa<PendingType>(getResult().getType()); }
+  }];
+}
+
+def Tile_DotWaitOp : Tile_Op<"dot_wait", [
+    MemoryEffects<[MemRead, MemWrite]>,
+    DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
+  let summary = "wait for asynchronous dots; at most `pending` groups stay in flight";
+  let description = [{
+    Waits until at most `pending` of the wgmma groups this warp issued are
+    still running (`wgmma.wait_group`). Groups complete in issue order, so
+    every group older than those is done; the inputs must be among them,
+    and the results are their finished tensors, the only way to read them.
+    Without inputs it only waits (a stage the groups read may be
+    overwritten afterwards). Placed by tile-place-dot-waits.
+  }];
+  let arguments = (ins Variadic<Tile_PendingType>:$inputs,
+                       ConfinedAttr<I32Attr, [IntNonNegative]>:$pending);
+  let results = (outs Variadic<RankedTensorOf<[F32]>>:$results);
+  let assemblyFormat = [{
+    ($inputs^ `:` type($inputs))? attr-dict
+  }];
+}
+
+def Tile_AsPendingOp : Tile_Op<"as_pending", [Pure]> {
+  let summary = "a finished tensor as a pending accumulator";
+  let description = [{
+    No group is in flight for the result; it lets a finished tensor (a
+    loop's initial accumulator) stand where a pending one is carried.
+  }];
+  let arguments = (ins RankedTensorOf<[F32]>:$src);
+  let results = (outs Tile_PendingType:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let builders = [
+    OpBuilder<(ins "Value":$src), [{
+      build($_builder, $_state,
+            PendingType::get(::llvm::cast<RankedTensorType>(src.getType())),
+            src);
+    }]>
+  ];
 }
 
 //===----------------------------------------------------------------------===//

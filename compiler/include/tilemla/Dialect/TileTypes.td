@@ -76,6 +76,26 @@ def Tile_MBarrierType : TypeDef<Tile_Dialect, "MBarrier"> {
   let assemblyFormat = "`<` $count `>`";
 }
 
+def Tile_PendingType : TypeDef<Tile_Dialect, "Pending"> {
+  let mnemonic = "pending";
+  let summary = "a wgmma accumulator whose instructions may be in flight";
+  let description = [{
+    The result of an asynchronous `tile.dot` (version 3 `#tile.mma` layout,
+    sm_90a): it lowers to the same registers as `valueType`, but the tensor
+    cores may still be writing them. Only another asynchronous dot (which
+    accumulates on the same registers, in order), `tile.dot_wait` (which
+    hands out the finished tensor) and control flow (loop-carried values,
+    yields) may take it. Made by tile-place-dot-waits.
+  }];
+  let parameters = (ins "RankedTensorType":$valueType);
+  let assemblyFormat = "`<` $valueType `>`";
+  let builders = [
+    TypeBuilderWithInferredContext<(ins "RankedTensorType":$valueType), [{
+      return $_get(valueType.getContext(), valueType);
+    }]>
+  ];
+}
+
 def Tile_Float : AnyTypeOf<[F16, BF16, F32, F8E4M3FN]>;
 def Tile_Int : AnyTypeOf<[I1, I32, I64]>;
 def Tile_Scalar : AnyTypeOf<[Tile_Float, Tile_Int, Tile_PointerType]>;
@@ -85,5 +105,6 @@ def Tile_PtrLike : AnyTypeOf<[Tile_PointerType, RankedTensorOf<[Tile_PointerType
 def Tile_IntLike : AnyTypeOf<[I32, I64, RankedTensorOf<[I32, I64]>]>;
 def Tile_BoolLike : AnyTypeOf<[I1, RankedTensorOf<[I1]>]>;
 def Tile_FloatTensor : RankedTensorOf<[Tile_Float]>;
+def Tile_Accumulator : AnyTypeOf<[RankedTensorOf<[F32]>, Tile_PendingType]>;
 
 #endif

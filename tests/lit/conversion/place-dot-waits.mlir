@@ -1,0 +1,102 @@
+// RUN: tile-opt %s -split-input-file -tile-place-dot-waits | FileCheck %s
+
+// A pipelined TMA loop (two stages): the trip's dot accumulates on the
+// previous trip's result without waiting (it queues behind that group on
+// the same registers) and stays in flight across the back edge. The refill
+// writes the stage the previous trip's dot read, (i - 1) mod 2 ==
+// (i + 1) mod 2: that group is waited for before the refill's barrier,
+// while this trip's group stays in flight (pending = 1). No value passes
+// through that wait: the only reader of the old accumulator is the dot.
+// The loop's result is waited for after the loop.
+
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3>
+#smem = #tile.shared<rowStride = 4096, swizzle = 128>
+// CHECK-LABEL: func.func @carried_accumulator
+// CHECK: %[[INIT:.*]] = tile.as_pending %{{.*}} : tensor<64x64xf32, #tile.mma<warpsPerCTA = [4, 1], version = 3>> -> <tensor<64x64xf32, #tile.mma<warpsPerCTA = [4, 1], version = 3>>>
+// CHECK: %[[LOOP:.*]] = scf.for %[[IV:.*]] = {{.*}} iter_args(%[[ACC:.*]] = %[[INIT]]) -> (!tile.pending<tensor<64x64xf32, #tile.mma<warpsPerCTA = [4, 1], version = 3>>>)
+// CHECK: %[[DOT:.*]] = tile.dot %{{.*}}, %{{.*}}, %[[ACC]] {transB} : {{.*}} -> !tile.pending<tensor<64x64xf32, #tile.mma<warpsPerCTA = [4, 1], version = 3>>>
+// CHECK-NEXT: tile.dot_wait {pending = 1 : i32}
+// CHECK-NEXT: tile.barrier
+// CHECK: tile.tma_copy
+// CHECK: scf.yield %[[DOT]] : !tile.pending<tensor<64x64xf32, #tile.mma<warpsPerCTA = [4, 1], version = 3>>>
+// CHECK: %[[DONE:.*]] = tile.dot_wait %[[LOOP]] : !tile.pending<tensor<64x64xf32, #tile.mma<warpsPerCTA = [4, 1], version = 3>>> {pending = 0 : i32}
+// CHECK: tile.store %{{.*}}, %[[DONE]]
+func.func @carried_accumulator(%a: !tile.tensordesc<bf16>, %out: tensor<64x64x!tile.ptr<f32>, #mma>, %n: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c2 = arith.constant 2 : i32
+  %c64 = arith.constant 64 : i32
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32, #mma>
+  %buf = tile.local_alloc -> <2 x 64 x 64 x bf16, swizzle = 128>
+  %bar = tile.mbarrier_alloc -> <2>
+  %r = scf.for %iv = %c0 to %n step %c64 iter_args(%acc = %zero) -> (tensor<64x64xf32, #mma>) : i32 {
+    %i = arith.divsi %iv, %c64 : i32
+    %cur = arith.remsi %i, %c2 : i32
+    %i1 = arith.addi %i, %c1 : i32
+    %ahead = arith.remsi %i1, %c2 : i32
+    %parity = arith.andi %i, %c1 : i32
+    tile.mbarrier_wait %bar[%cur], %parity : <2>
+    %v = tile.local_view %buf[%cur] {column = 0 : i32} : <2 x 64 x 64 x bf16, swizzle = 128> -> tensor<64x64xbf16, #smem>
+    %d = tile.dot %v, %v, %acc {transB} : tensor<64x64xbf16, #smem> * tensor<64x64xbf16, #smem> -> tensor<64x64xf32, #mma>
+    tile.barrier
+    %next = arith.addi %iv, %c64 : i32
+    %more = arith.cmpi slt, %next, %n : i32
+    tile.tma_copy %a[%c0, %next], %buf[%ahead], %bar, %more : <bf16>, <2 x 64 x 64 x bf16, swizzle = 128>, <2>
+    scf.yield %d : tensor<64x64xf32, #mma>
+  }
+  tile.store %out, %r : tensor<64x64x!tile.ptr<f32>, #mma>, tensor<64x64xf32, #mma>
+  return
+}
+
+// -----
+
+// A chain of two dots is one wait: the first dot's only reader is the
+// second (it queues behind it); the wait sits before the first op that
+// reads the result, not right after the dot.
+
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3>
+#smem = #tile.shared<rowStride = 4096, swizzle = 128>
+// CHECK-LABEL: func.func @chain
+// CHECK: %[[S1:.*]] = tile.dot {{.*}} + tensor<64x64xf32, #tile.mma<warpsPerCTA = [4, 1], version = 3>> -> !tile.pending<tensor<64x64xf32, #tile.mma<warpsPerCTA = [4, 1], version = 3>>>
+// CHECK-NEXT: %[[S2:.*]] = tile.dot %{{.*}}, %{{.*}}, %[[S1]] {{.*}} -> !tile.pending<tensor<64x64xf32, #tile.mma<warpsPerCTA = [4, 1], version = 3>>>
+// CHECK-NEXT: arith.addi
+// CHECK-NEXT: %[[W:.*]] = tile.dot_wait %[[S2]] : !tile.pending<tensor<64x64xf32, #tile.mma<warpsPerCTA = [4, 1], version = 3>>> {pending = 0 : i32}
+// CHECK-NEXT: arith.mulf %[[W]], %[[W]]
+func.func @chain(%x: tensor<64x64xbf16, #smem>, %y: tensor<64x64xbf16, #smem>, %n: i32, %out: tensor<64x64x!tile.ptr<f32>, #mma>) -> i32 {
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32, #mma>
+  %s1 = tile.dot %x, %y, %zero {transB} : tensor<64x64xbf16, #smem> * tensor<64x64xbf16, #smem> -> tensor<64x64xf32, #mma>
+  %s2 = tile.dot %y, %x, %s1 {transB} : tensor<64x64xbf16, #smem> * tensor<64x64xbf16, #smem> -> tensor<64x64xf32, #mma>
+  %m = arith.addi %n, %n : i32
+  %sq = arith.mulf %s2, %s2 : tensor<64x64xf32, #mma>
+  tile.store %out, %sq : tensor<64x64x!tile.ptr<f32>, #mma>, tensor<64x64xf32, #mma>
+  return %m : i32
+}
+
+// -----
+
+// A reader of the older group's result waits with pending = 1: the younger
+// group stays in flight. A zeroing of the stage the younger dot reads
+// waits for it and brings its own barrier after the wait (every
+// warpgroup's reads must be done before any thread writes).
+
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3>
+#smem = #tile.shared<rowStride = 4096, swizzle = 128>
+// CHECK-LABEL: func.func @shared_writes
+// CHECK: %[[P:.*]] = tile.dot %{{.*}}, %{{.*}}, %{{.*}} : tensor<64x64xbf16, #tile.mma<warpsPerCTA = [4, 1], version = 3>> * {{.*}} -> !tile.pending
+// CHECK-NEXT: %[[Q:.*]] = tile.dot {{.*}} -> !tile.pending
+// CHECK-NEXT: %[[WP:.*]] = tile.dot_wait %[[P]] : {{.*}} {pending = 1 : i32}
+// CHECK-NEXT: tile.reduce max %[[WP]]
+// CHECK-NEXT: tile.dot_wait {pending = 0 : i32}
+// CHECK-NEXT: tile.barrier
+// CHECK-NEXT: tile.zero_rows
+func.func @shared_writes(%p: tensor<64x64xbf16, #mma>, %y: tensor<64x64xbf16, #smem>, %first: i32) -> tensor<64xf32, #tile.slice<dim = 1, parent = #mma>> {
+  %c0 = arith.constant 0 : i32
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32, #mma>
+  %buf = tile.local_alloc -> <1 x 64 x 64 x bf16, swizzle = 128>
+  %v = tile.local_view %buf[%c0] {column = 0 : i32} : <1 x 64 x 64 x bf16, swizzle = 128> -> tensor<64x64xbf16, #smem>
+  %pv = tile.dot %p, %y, %zero : tensor<64x64xbf16, #mma> * tensor<64x64xbf16, #smem> -> tensor<64x64xf32, #mma>
+  %q = tile.dot %y, %v, %zero {transB} : tensor<64x64xbf16, #smem> * tensor<64x64xbf16, #smem> -> tensor<64x64xf32, #mma>
+  %m = tile.reduce max %pv {axis = 1 : i32} : tensor<64x64xf32, #mma> -> tensor<64xf32, #tile.slice<dim = 1, parent = #mma>>
+  tile.zero_rows %buf[%c0] from %first : <1 x 64 x 64 x bf16, swizzle = 128>
+  return %m : tensor<64xf32, #tile.slice<dim = 1, parent = #mma>>
+}
