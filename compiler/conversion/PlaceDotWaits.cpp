@@ -16,9 +16,9 @@
 // retire in issue order.
 //
 // A dot whose only use is its loop's yield stays in flight across the back
-// edge: the iter_arg becomes pending (initialized by tile.as_pending), the
-// next iteration waits where it must, and the loop's result is waited for
-// after the loop. Stages of pipelined buffers are compared as
+// edge when the next trip only accumulates on it: the iter_arg becomes
+// pending (initialized by tile.as_pending) and the loop's result is waited
+// for after the loop. Stages of pipelined buffers are compared as
 // (trip index + c) mod S, so a refill of the stage the previous iteration's
 // dot read waits for that dot and no other. A one-thread or per-thread write
 // (a TMA or cp.async copy, a zeroing) must also wait for the other
@@ -229,15 +229,24 @@ private:
   SmallVector<scf::ForOp> loopsToDrain;
 
   /// The dots of `loop`'s body that stay in flight across the back edge:
-  /// their only use is the yield.
+  /// their only use is the yield, and the next trip only accumulates on
+  /// them (or the loop's result is their only other reader). ptxas
+  /// serializes every wgmma of a kernel whose registers are read in a trip
+  /// after a wait that leaves groups in flight, when the group was issued
+  /// in the trip before: it cannot tell the first trip from the others.
   static DenseMap<Operation *, unsigned> carriedDots(scf::ForOp loop) {
     DenseMap<Operation *, unsigned> result;
     auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
     for (OpOperand &operand : yield->getOpOperands()) {
       Operation *def = operand.get().getDefiningOp();
+      unsigned index = operand.getOperandNumber();
+      Value arg = loop.getRegionIterArgs()[index];
+      bool onlyChained = llvm::all_of(arg.getUsers(), [&](Operation *user) {
+        return chainsOn(user, arg);
+      });
       if (def && def->getBlock() == loop.getBody() && isAsyncCandidate(def) &&
-          operand.get().hasOneUse())
-        result[def] = operand.getOperandNumber();
+          operand.get().hasOneUse() && onlyChained)
+        result[def] = index;
     }
     return result;
   }

@@ -36,6 +36,44 @@ uint64_t swizzleMode(int64_t swizzle) {
   return swizzle == 128 ? 1 : swizzle == 64 ? 2 : 3;
 }
 
+/// `text` as one inline asm statement with side effects through which the
+/// registers `values` pass, tied ("=f" outputs matched to the inputs): code
+/// that writes them stays before it, code that reads the results after it,
+/// and no copy of them is made around it. Returns the values after it.
+SmallVector<Value> tiedRegisterAsm(OpBuilder &b, Location loc, StringRef text,
+                                   ArrayRef<Value> values) {
+  if (values.empty()) {
+    LLVM::InlineAsmOp::create(b, loc, TypeRange{}, ValueRange{}, text, "",
+                              /*has_side_effects=*/true,
+                              /*is_align_stack=*/false,
+                              LLVM::tailcallkind::TailCallKind::None,
+                              /*asm_dialect=*/nullptr,
+                              /*operand_attrs=*/nullptr);
+    return {};
+  }
+  std::string constraints;
+  llvm::raw_string_ostream os(constraints);
+  SmallVector<Type> types;
+  for (auto [i, value] : llvm::enumerate(values)) {
+    os << (i ? "," : "") << (value.getType().isF32() ? "=f" : "=r");
+    types.push_back(value.getType());
+  }
+  for (size_t i = 0; i < values.size(); ++i)
+    os << "," << i;
+  Type resultType =
+      types.size() == 1
+          ? types.front()
+          : LLVM::LLVMStructType::getLiteral(b.getContext(), types);
+  auto statement = LLVM::InlineAsmOp::create(
+      b, loc, resultType, values, text, constraints,
+      /*has_side_effects=*/true, /*is_align_stack=*/false,
+      LLVM::tailcallkind::TailCallKind::None, /*asm_dialect=*/nullptr,
+      /*operand_attrs=*/nullptr);
+  if (types.size() == 1)
+    return {statement.getResult(0)};
+  return unpackStruct(b, loc, statement.getResult(0));
+}
+
 /// Benefit 2: tried before the FMA dot lowering.
 struct WgmmaDotOpConversion : TargetPattern<DotOp> {
   WgmmaDotOpConversion(TypeConverter &converter, MLIRContext *context,
@@ -108,6 +146,12 @@ struct WgmmaDotOpConversion : TargetPattern<DotOp> {
     SmallVector<Value> ordered(fragments);
     for (int64_t reg = 0; reg < fragments; ++reg)
       ordered[fragmentIndex(reg)] = acc[reg];
+    // The fence orders every earlier write of the accumulator registers
+    // before the wgmma reads them; tying them through it keeps LLVM from
+    // sinking such writes (a zero fill, a rescale) below it, which would
+    // make ptxas serialize the whole pipeline.
+    ordered = tiedRegisterAsm(rewriter, loc, "wgmma.fence.sync.aligned;",
+                              ordered);
     Value fragment = packStruct(rewriter, loc, fragmentStruct, ordered);
 
     bool isBF16 = aType.getElementType().isBF16();
@@ -128,7 +172,6 @@ struct WgmmaDotOpConversion : TargetPattern<DotOp> {
     auto aDescriptor = descriptorBits(16, 8 * a->swizzle, a->swizzle);
     auto bDescriptor =
         descriptorBits(transB ? 16 : b->panelBytes, 8 * b->swizzle, b->swizzle);
-    NVVM::WgmmaFenceAlignedOp::create(rewriter, loc);
     for (int64_t step = 0; step < k / 16; ++step) {
       Value aAddress =
           add(rewriter, loc, aStart, kMajorOffset(rewriter, loc, *a, step));
@@ -254,7 +297,6 @@ struct DotWaitOpConversion : OpConversionPattern<DotWaitOp> {
   matchAndRewrite(DotWaitOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    int64_t pending = op.getPending();
     SmallVector<Value> registers;
     SmallVector<size_t> counts;
     for (Value input : adaptor.getInputs()) {
@@ -262,33 +304,12 @@ struct DotWaitOpConversion : OpConversionPattern<DotWaitOp> {
       counts.push_back(values.size());
       llvm::append_range(registers, values);
     }
-    if (registers.empty()) {
-      NVVM::WgmmaWaitGroupSyncOp::create(rewriter, loc, pending);
-      rewriter.eraseOp(op);
-      return success();
-    }
-    std::string constraints;
-    llvm::raw_string_ostream os(constraints);
-    for (size_t i = 0; i < registers.size(); ++i)
-      os << (i ? "," : "") << registerConstraint(registers[i].getType(), true);
-    for (size_t i = 0; i < registers.size(); ++i)
-      os << "," << i;
-    SmallVector<Type> types;
-    for (Value value : registers)
-      types.push_back(value.getType());
-    Type resultType =
-        types.size() == 1
-            ? types.front()
-            : LLVM::LLVMStructType::getLiteral(rewriter.getContext(), types);
-    auto wait = LLVM::InlineAsmOp::create(
-        rewriter, loc, resultType, registers,
-        ("wgmma.wait_group.sync.aligned " + llvm::Twine(pending) + ";").str(),
-        constraints, /*has_side_effects=*/true, /*is_align_stack=*/false,
-        LLVM::tailcallkind::TailCallKind::None, /*asm_dialect=*/nullptr,
-        /*operand_attrs=*/nullptr);
-    SmallVector<Value> waited =
-        types.size() == 1 ? SmallVector<Value>{wait.getResult(0)}
-                          : unpackStruct(rewriter, loc, wait.getResult(0));
+    SmallVector<Value> waited = tiedRegisterAsm(
+        rewriter, loc,
+        ("wgmma.wait_group.sync.aligned " + llvm::Twine(op.getPending()) +
+         ";")
+            .str(),
+        registers);
     SmallVector<Value> results;
     size_t next = 0;
     for (auto [result, count] : llvm::zip(op.getResults(), counts)) {
@@ -299,13 +320,6 @@ struct DotWaitOpConversion : OpConversionPattern<DotWaitOp> {
     }
     rewriter.replaceOp(op, results);
     return success();
-  }
-
-private:
-  static const char *registerConstraint(Type type, bool output) {
-    if (type.isF32())
-      return output ? "=f" : "f";
-    return output ? "=r" : "r";
   }
 };
 

@@ -314,14 +314,31 @@ private:
     makeOperandsResident(loop);
   }
 
-  /// With TMA streams read by wgmma dots, the refill (its barrier, address
-  /// computation and copies) moves behind the body's leading
-  /// dots, before the first op that reads one of their results: the dots
-  /// then run while the barrier waits for the other warps, and the
-  /// previous trip's dots, which read the stage being refilled, may still
-  /// be in flight when this trip's are issued (tile-place-dot-waits).
+  /// With TMA streams read by wgmma dots that accumulate across trips
+  /// (acc = dot(a, b, acc), the accumulator read by nothing else), the
+  /// refill's barrier and copies move behind the body's leading dots,
+  /// before the first op that reads one of their results: the previous
+  /// trip's dot, which reads the stage being refilled, then stays in flight
+  /// while this trip's is issued (tile-place-dot-waits), and the tensor
+  /// cores run across the barrier. The address computation stays at the
+  /// top, so its loads (a page table entry) land meanwhile. Other loops
+  /// keep the refill first: their dots are done by the end of the trip,
+  /// and the copies go out earlier.
   static void delayRefill(Block &body, ArrayRef<Operation *> refill) {
     auto isLeadingDot = [](Operation &op) { return isWarpgroupDot(&op); };
+    auto loop = cast<scf::ForOp>(body.getParentOp());
+    auto yield = cast<scf::YieldOp>(body.getTerminator());
+    bool accumulates = llvm::any_of(body.getOps<DotOp>(), [&](DotOp dot) {
+      auto arg = dyn_cast<BlockArgument>(dot.getAcc());
+      if (!isWarpgroupDot(dot) || !arg || arg.getOwner() != &body ||
+          arg.getArgNumber() == 0 || !arg.hasOneUse())
+        return false;
+      unsigned index = arg.getArgNumber() - 1;
+      return yield.getOperand(index) == dot.getResult() &&
+             dot.getResult().hasOneUse() && loop.getRegionIterArgs()[index] == arg;
+    });
+    if (!accumulates)
+      return;
     Operation *target = nullptr;
     bool sawDot = false;
     for (Operation &op : llvm::make_range(
@@ -342,7 +359,8 @@ private:
     if (!target)
       return;
     for (Operation *op : refill)
-      op->moveBefore(target);
+      if (isa<BarrierOp, TmaCopyOp>(op))
+        op->moveBefore(target);
   }
 
   /// Waits for the copy into `stage`, zeroes its rows at or past the load's

@@ -100,3 +100,32 @@ func.func @shared_writes(%p: tensor<64x64xbf16, #mma>, %y: tensor<64x64xbf16, #s
   tile.zero_rows %buf[%c0] from %first : <1 x 64 x 64 x bf16, swizzle = 128>
   return %m : tensor<64xf32, #tile.slice<dim = 1, parent = #mma>>
 }
+
+// -----
+
+// A loop-carried accumulator the next trip reads (attention's rescale of
+// its output) is not carried pending: ptxas would serialize every wgmma of
+// the kernel. Its group is waited for at the end of the trip.
+
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3>
+#smem = #tile.shared<rowStride = 4096, swizzle = 128>
+// CHECK-LABEL: func.func @rescaled_accumulator
+// CHECK-NOT: tile.as_pending
+// CHECK: scf.for {{.*}} -> (tensor<64x64xf32, #tile.mma<warpsPerCTA = [4, 1], version = 3>>)
+// CHECK: arith.mulf
+// CHECK: %[[DOT:.*]] = tile.dot {{.*}} -> !tile.pending<tensor<64x64xf32, #tile.mma<warpsPerCTA = [4, 1], version = 3>>>
+// CHECK-NEXT: %[[W:.*]] = tile.dot_wait %[[DOT]] : {{.*}} {pending = 0 : i32}
+// CHECK-NEXT: scf.yield %[[W]]
+func.func @rescaled_accumulator(%x: tensor<64x64xbf16, #smem>, %n: i32, %out: tensor<64x64x!tile.ptr<f32>, #mma>) {
+  %c0 = arith.constant 0 : i32
+  %c64 = arith.constant 64 : i32
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32, #mma>
+  %half = arith.constant dense<0.5> : tensor<64x64xf32, #mma>
+  %r = scf.for %iv = %c0 to %n step %c64 iter_args(%acc = %zero) -> (tensor<64x64xf32, #mma>) : i32 {
+    %scaled = arith.mulf %acc, %half : tensor<64x64xf32, #mma>
+    %d = tile.dot %x, %x, %scaled {transB} : tensor<64x64xbf16, #smem> * tensor<64x64xbf16, #smem> -> tensor<64x64xf32, #mma>
+    scf.yield %d : tensor<64x64xf32, #mma>
+  }
+  tile.store %out, %r : tensor<64x64x!tile.ptr<f32>, #mma>, tensor<64x64xf32, #mma>
+  return
+}

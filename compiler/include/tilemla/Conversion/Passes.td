@@ -47,10 +47,13 @@ def TilePlaceDotWaits : Pass<"tile-place-dot-waits", "mlir::ModuleOp"> {
     block. The wait's `pending` is the number of groups issued after the
     awaited one, which stay in flight: groups retire in issue order.
 
-    A dot whose only use is its loop's yield stays in flight across the
-    back edge: its iter_arg becomes pending (initialized with
-    `tile.as_pending`), the next trip waits for it where it must, and the
-    loop's result is waited for after the loop. Pipeline stages are
+    A dot whose only use is its loop's yield, and whose iter_arg the next
+    trip only accumulates on, stays in flight across the back edge: its
+    iter_arg becomes pending (initialized with `tile.as_pending`) and the
+    loop's result is waited for after the loop. An accumulator the next trip
+    reads (a rescale) is waited for at the end of the trip instead: ptxas
+    serializes every wgmma of the kernel when a group from the previous
+    trip is read after a wait that leaves other groups in flight. Pipeline stages are
     compared as (trip index + c) mod S, so refilling the stage the previous
     trip's dot reads waits for that dot only. A copy or zeroing is written
     by one thread or each thread for itself: its wait goes before the
