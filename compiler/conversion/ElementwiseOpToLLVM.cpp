@@ -87,6 +87,38 @@ struct SpecialFunctionPattern : ConvertOpToLLVMPattern<MathOp> {
   Emit emit;
 };
 
+/// f32 division as `div.full.f32` (full range, within 2 ulp; f16 and bf16
+/// widened to it). PTX's IEEE `div.rn.f32` is a ptxas subroutine: it is
+/// slower, and nvJitLink serializes every wgmma of a kernel that calls one
+/// (C7509, "Extern calls"), whatever the division's place in the kernel.
+struct DivFOpToNVVM : ConvertOpToLLVMPattern<arith::DivFOp> {
+  DivFOpToNVVM(LLVMTypeConverter &converter)
+      : ConvertOpToLLVMPattern<arith::DivFOp>(converter, /*benefit=*/2) {}
+
+  LogicalResult
+  matchAndRewrite(arith::DivFOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Type type = op.getType();
+    if (!isa<Float16Type, BFloat16Type, Float32Type>(type))
+      return rewriter.notifyMatchFailure(op, "only f16, bf16 and f32");
+    Location loc = op.getLoc();
+    Type f32 = rewriter.getF32Type();
+    Value x = adaptor.getLhs(), y = adaptor.getRhs();
+    if (type != f32) {
+      x = LLVM::FPExtOp::create(rewriter, loc, f32, x);
+      y = LLVM::FPExtOp::create(rewriter, loc, f32, y);
+    }
+    Value q = LLVM::CallIntrinsicOp::create(
+                  rewriter, loc, f32, rewriter.getStringAttr("llvm.nvvm.div.full"),
+                  ValueRange{x, y})
+                  .getResult(0);
+    if (type != f32)
+      q = LLVM::FPTruncOp::create(rewriter, loc, type, q);
+    rewriter.replaceOp(op, q);
+    return success();
+  }
+};
+
 Value f32Constant(OpBuilder &builder, Location loc, double value) {
   return LLVM::ConstantOp::create(builder, loc, builder.getF32Type(),
                                   builder.getF32FloatAttr(value));
@@ -126,4 +158,5 @@ void mlir::tile::populateMathToNVVMPatterns(LLVMTypeConverter &converter,
   patterns.add<SpecialFunctionPattern<math::Exp2Op>>(converter, emitExp2);
   patterns.add<SpecialFunctionPattern<math::LogOp>>(converter, emitLog);
   patterns.add<SpecialFunctionPattern<math::Log2Op>>(converter, emitLog2);
+  patterns.add<DivFOpToNVVM>(converter);
 }

@@ -236,6 +236,20 @@ private:
   /// in the trip before: it cannot tell the first trip from the others.
   static DenseMap<Operation *, unsigned> carriedDots(scf::ForOp loop) {
     DenseMap<Operation *, unsigned> result;
+    // Every wgmma dot of the body must accumulate on a carried value or on
+    // another dot: a fresh accumulator (zeros, a rescaled tensor) is
+    // written while the carried group runs, and ptxas serializes for that
+    // too (C7515, "non wgmma instructions defining accumulator registers").
+    bool onlyChains = llvm::all_of(
+        loop.getBody()->getOps<DotOp>(), [&](DotOp dot) {
+          if (!isWarpgroupDot(dot))
+            return true;
+          auto arg = dyn_cast<BlockArgument>(dot.getAcc());
+          return (arg && arg.getOwner() == loop.getBody()) ||
+                 dot.getAcc().getDefiningOp<DotOp>();
+        });
+    if (!onlyChains)
+      return result;
     auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
     for (OpOperand &operand : yield->getOpOperands()) {
       Operation *def = operand.get().getDefiningOp();

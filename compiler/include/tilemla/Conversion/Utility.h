@@ -214,7 +214,8 @@ void populateSharedMemoryOpToLLVMPatterns(TileLLVMTypeConverter &converter,
 void populateTmaOpToLLVMPatterns(TileLLVMTypeConverter &converter,
                                  const TargetInfo &target,
                                  RewritePatternSet &patterns);
-/// Scalar math (exp, log, ...) on NVPTX's approximate special functions.
+/// Scalar math (exp, log, ...) on NVPTX's approximate special functions;
+/// f32 division as div.full.f32.
 void populateMathToNVVMPatterns(LLVMTypeConverter &converter,
                                 RewritePatternSet &patterns);
 } // namespace mlir::tile
