@@ -68,9 +68,11 @@ Artifact compile(const CompileRequest &request, const std::string &key) {
   artifact.numWarps = kernel->numWarps;
   artifact.sharedBytes = kernel->sharedBytes;
   artifact.params = kernel->params;
-  if (auto cubin =
-          cuda::assembleCubin(kernel->ptx, kernel->target.name(), kernel->name))
-    artifact.cubin = std::move(*cubin);
+  if (auto assembled =
+          cuda::assembleCubin(kernel->ptx, kernel->target.name(), kernel->name)) {
+    artifact.cubin = std::move(assembled->cubin);
+    artifact.assemblerLog = std::move(assembled->log);
+  }
   artifact.ptx = std::move(kernel->ptx);
   return artifact;
 }
@@ -255,6 +257,7 @@ std::optional<Artifact> loadFromDisk(const fs::path &root,
   artifact.target = *target;
   artifact.numWarps = meta->getInteger("num_warps").value_or(0);
   artifact.sharedBytes = meta->getInteger("shared_bytes").value_or(0);
+  artifact.assemblerLog = text("assembler_log");
   const llvm::json::Array *params = meta->getArray("params");
   if (!params)
     return std::nullopt;
@@ -295,7 +298,8 @@ void storeToDisk(const fs::path &root, const Artifact &artifact) {
       {"params", std::move(params)},
       {"ptx_sha256", sha256Hex(artifact.ptx)},
       {"cubin_sha256",
-       artifact.cubin.empty() ? "" : sha256Hex(artifact.cubin)}};
+       artifact.cubin.empty() ? "" : sha256Hex(artifact.cubin)},
+      {"assembler_log", artifact.assemblerLog}};
   std::string metaText;
   llvm::raw_string_ostream(metaText)
       << llvm::formatv("{0:2}", llvm::json::Value(std::move(meta)));

@@ -44,6 +44,7 @@ struct Artifact {
   GpuTarget target;
   std::string ptx;
   std::string cubin; ///< empty when nvJitLink is unavailable
+  std::string assemblerLog; ///< nvJitLink's remarks on the cubin
   unsigned numWarps = 4;
   unsigned sharedBytes = 0;
   std::vector<KernelParam> params; ///< the runtime signature, launch order

@@ -21,6 +21,8 @@ struct JitLinkApi {
   int (*cubin)(Handle, void *);
   int (*errorLogSize)(Handle, size_t *);
   int (*errorLog)(Handle, char *);
+  int (*infoLogSize)(Handle, size_t *);
+  int (*infoLog)(Handle, char *);
   bool loaded = false;
 };
 
@@ -48,7 +50,9 @@ JitLinkApi loadJitLink() {
                bind("nvJitLinkGetLinkedCubinSize", api.cubinSize) &&
                bind("nvJitLinkGetLinkedCubin", api.cubin) &&
                bind("nvJitLinkGetErrorLogSize", api.errorLogSize) &&
-               bind("nvJitLinkGetErrorLog", api.errorLog);
+               bind("nvJitLinkGetErrorLog", api.errorLog) &&
+               bind("nvJitLinkGetInfoLogSize", api.infoLogSize) &&
+               bind("nvJitLinkGetInfoLog", api.infoLog);
   return api;
 }
 
@@ -58,9 +62,9 @@ const JitLinkApi &jitLink() {
 }
 } // namespace
 
-std::optional<std::string> assembleCubin(const std::string &ptx,
-                                         const std::string &arch,
-                                         const std::string &kernelName) {
+std::optional<AssembledCubin> assembleCubin(const std::string &ptx,
+                                            const std::string &arch,
+                                            const std::string &kernelName) {
   const JitLinkApi &api = jitLink();
   if (!api.loaded)
     return std::nullopt;
@@ -70,15 +74,17 @@ std::optional<std::string> assembleCubin(const std::string &ptx,
   if (api.create(&handle, 2, options) != 0)
     throw Error(fmt::format("nvJitLinkCreate failed for {} ({})", kernelName,
                             archOption));
-  auto log = [&] {
+  auto readLog = [&](auto sizeOf, auto read) {
     size_t size = 0;
-    api.errorLogSize(handle, &size);
+    sizeOf(handle, &size);
     std::string text(size, '\0');
     if (size)
-      api.errorLog(handle, text.data());
+      read(handle, text.data());
+    while (!text.empty() && (text.back() == '\0' || text.back() == '\n'))
+      text.pop_back();
     return text;
   };
-  std::string cubin;
+  auto log = [&] { return readLog(api.errorLogSize, api.errorLog); };
   int status = api.addData(handle, kInputPTX, ptx.data(), ptx.size(),
                            kernelName.c_str());
   if (status == 0)
@@ -90,11 +96,13 @@ std::optional<std::string> assembleCubin(const std::string &ptx,
     api.destroy(&handle);
     throw Error(message);
   }
+  AssembledCubin result;
   size_t size = 0;
   api.cubinSize(handle, &size);
-  cubin.resize(size);
-  api.cubin(handle, cubin.data());
+  result.cubin.resize(size);
+  api.cubin(handle, result.cubin.data());
+  result.log = readLog(api.infoLogSize, api.infoLog);
   api.destroy(&handle);
-  return cubin;
+  return result;
 }
 } // namespace tilemla::cuda

@@ -393,6 +393,6 @@ KernelInfo Kernel::info() const {
     params.push_back(toString(param));
   return {artifact.name,          artifact.target.name(), artifact.key,
           artifact.numWarps,      artifact.sharedBytes, std::move(params),
-          !artifact.cubin.empty()};
+          !artifact.cubin.empty(), artifact.assemblerLog};
 }
 } // namespace tilemla

@@ -1,8 +1,8 @@
 //===- RuntimeGpuTest.cpp - stream-ordered copies, fills and events -------===//
 //
-// DeviceBuffer::fillAsync / copyFromAsync, synchronizeStream, GpuEvent and
-// deviceInfo on the GPU; with TILEMLA_INTERPRET=1 on host buffers and the
-// host clock. Skipped when neither is available.
+// DeviceBuffer::fillAsync / copyFromAsync, synchronizeStream, GpuEvent,
+// deviceInfo and the assembler's remarks on the GPU; with TILEMLA_INTERPRET=1
+// on host buffers and the host clock. Skipped when neither is available.
 //
 //===----------------------------------------------------------------------===//
 #include "tilemla/Runtime.h"
@@ -122,6 +122,57 @@ kernel consume(x: *f32, y: *f32, n: i32) {
       wrong += values[i] != 2.0f * (float(i % 1000) + 0.5f);
     EXPECT_EQ(wrong, 0) << "round " << round;
   }
+}
+
+// nvJitLink's ptxas serializes every wgmma of a kernel it cannot keep
+// asynchronous (a wait after each instruction, most of a tensor-core
+// kernel's speed) and says so only in its log, which KernelInfo carries.
+TEST_F(RuntimeGpuTest, WgmmaKernelsAreNotSerialized) {
+  if (isInterpreterMode() || !deviceInfo().target ||
+      !deviceInfo().target->hasWgmma())
+    GTEST_SKIP() << "wgmma needs sm_90a";
+  const std::string serialized = "wgmma.mma_async instructions are serialized";
+  KernelOptions eightWarps;
+  eightWarps.numWarps = 8;
+  KernelInfo matmul = Kernel::fromEmbedded("examples/matmul_desc",
+                                           {{"BLOCK_N", "256"}}, eightWarps)
+                          .info();
+  if (!matmul.hasCubin)
+    GTEST_SKIP() << "no nvJitLink: the driver assembles the PTX";
+  EXPECT_EQ(matmul.assemblerLog.find(serialized), std::string::npos)
+      << matmul.assemblerLog;
+  KernelInfo mla =
+      Kernel::fromEmbedded("mla/mla_decode_stage1",
+                           {{"H", "128"},
+                            {"BLOCK_H", "64"},
+                            {"TMA", "1"},
+                            {"CHUNK_ALIGN", "64"}},
+                           eightWarps)
+          .info();
+  EXPECT_EQ(mla.assemblerLog.find(serialized), std::string::npos)
+      << mla.assemblerLog;
+  // The log is read: IEEE sqrt is a ptxas subroutine, and a kernel that
+  // calls one has its wgmma serialized.
+  const char *sqrtAfterDots = R"(
+kernel attend_sqrt(q_ptr: *bf16, kv: *bf16, out: *f32, n: i32) {
+    d = arange(0, 128);
+    hq = arange(0, 64);
+    q = load(q_ptr + hq[:, None] * 128 + d[None, :]);
+    acc = zeros((64, 128), f32);
+    for n0 in range(0, n, 32, stages=2) {
+        rows = n0 + arange(0, 32);
+        keys = load(kv + rows[:, None] * 128 + d[None, :],
+                    mask=(rows < n)[:, None], other=0.0);
+        acc = dot(dot(q, keys, trans_b=True).to(bf16), keys, acc);
+    }
+    store(out + hq[:, None] * 128 + d[None, :], sqrt(acc));
+}
+)";
+  KernelInfo withSqrt =
+      Kernel::fromSource("attend_sqrt.tile", sqrtAfterDots, {}, eightWarps)
+          .info();
+  EXPECT_NE(withSqrt.assemblerLog.find(serialized), std::string::npos)
+      << "log: '" << withSqrt.assemblerLog << "'";
 }
 
 TEST_F(RuntimeGpuTest, DeviceInfoDescribesTheDevice) {
