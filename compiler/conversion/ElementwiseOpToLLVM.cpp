@@ -56,8 +56,23 @@ struct ElementwiseOpConversion : ConversionPattern {
   }
 };
 
-/// Runs a unary f32 function on f16/bf16 by widening, as the hardware's
-/// special-function unit works on f32.
+/// `emit` applied to the f32 forms of `operands` (f16 and bf16 widened, as
+/// the hardware's special-function unit and division work on f32), its
+/// result narrowed back to `type`.
+template <typename Emit>
+Value onF32(OpBuilder &builder, Location loc, Type type, ValueRange operands,
+            Emit emit) {
+  Type f32 = builder.getF32Type();
+  SmallVector<Value> wide;
+  for (Value value : operands)
+    wide.push_back(
+        type == f32 ? value : LLVM::FPExtOp::create(builder, loc, f32, value));
+  Value result = emit(wide);
+  return type == f32 ? result
+                     : LLVM::FPTruncOp::create(builder, loc, type, result);
+}
+
+/// Runs a unary f32 function on f16/bf16 by widening.
 template <typename MathOp>
 struct SpecialFunctionPattern : ConvertOpToLLVMPattern<MathOp> {
   using ConvertOpToLLVMPattern<MathOp>::ConvertOpToLLVMPattern;
@@ -72,15 +87,10 @@ struct SpecialFunctionPattern : ConvertOpToLLVMPattern<MathOp> {
     Type type = op.getType();
     if (!isa<Float16Type, BFloat16Type, Float32Type>(type))
       return rewriter.notifyMatchFailure(op, "only f16, bf16 and f32");
-    Location loc = op.getLoc();
-    Type f32 = rewriter.getF32Type();
-    Value x = adaptor.getOperand();
-    if (type != f32)
-      x = LLVM::FPExtOp::create(rewriter, loc, f32, x);
-    Value y = emit(rewriter, loc, x);
-    if (type != f32)
-      y = LLVM::FPTruncOp::create(rewriter, loc, type, y);
-    rewriter.replaceOp(op, y);
+    rewriter.replaceOp(op, onF32(rewriter, op.getLoc(), type,
+                                 adaptor.getOperand(), [&](ValueRange x) {
+                                   return emit(rewriter, op.getLoc(), x[0]);
+                                 }));
     return success();
   }
 
@@ -102,19 +112,15 @@ struct DivFOpToNVVM : ConvertOpToLLVMPattern<arith::DivFOp> {
     if (!isa<Float16Type, BFloat16Type, Float32Type>(type))
       return rewriter.notifyMatchFailure(op, "only f16, bf16 and f32");
     Location loc = op.getLoc();
-    Type f32 = rewriter.getF32Type();
-    Value x = adaptor.getLhs(), y = adaptor.getRhs();
-    if (type != f32) {
-      x = LLVM::FPExtOp::create(rewriter, loc, f32, x);
-      y = LLVM::FPExtOp::create(rewriter, loc, f32, y);
-    }
-    Value q = LLVM::CallIntrinsicOp::create(
-                  rewriter, loc, f32, rewriter.getStringAttr("llvm.nvvm.div.full"),
-                  ValueRange{x, y})
-                  .getResult(0);
-    if (type != f32)
-      q = LLVM::FPTruncOp::create(rewriter, loc, type, q);
-    rewriter.replaceOp(op, q);
+    auto divide = [&](ValueRange xy) {
+      return LLVM::CallIntrinsicOp::create(
+                 rewriter, loc, rewriter.getF32Type(),
+                 rewriter.getStringAttr("llvm.nvvm.div.full"), xy)
+          .getResult(0);
+    };
+    rewriter.replaceOp(op, onF32(rewriter, loc, type,
+                                 ValueRange{adaptor.getLhs(), adaptor.getRhs()},
+                                 divide));
     return success();
   }
 };

@@ -240,8 +240,8 @@ private:
     // another dot: a fresh accumulator (zeros, a rescaled tensor) is
     // written while the carried group runs, and ptxas serializes for that
     // too (C7515, "non wgmma instructions defining accumulator registers").
-    bool onlyChains = llvm::all_of(
-        loop.getBody()->getOps<DotOp>(), [&](DotOp dot) {
+    bool onlyChains =
+        llvm::all_of(loop.getBody()->getOps<DotOp>(), [&](DotOp dot) {
           if (!isWarpgroupDot(dot))
             return true;
           auto arg = dyn_cast<BlockArgument>(dot.getAcc());
@@ -255,9 +255,8 @@ private:
       Operation *def = operand.get().getDefiningOp();
       unsigned index = operand.getOperandNumber();
       Value arg = loop.getRegionIterArgs()[index];
-      bool onlyChained = llvm::all_of(arg.getUsers(), [&](Operation *user) {
-        return chainsOn(user, arg);
-      });
+      bool onlyChained = llvm::all_of(
+          arg.getUsers(), [&](Operation *user) { return chainsOn(user, arg); });
       if (def && def->getBlock() == loop.getBody() && isAsyncCandidate(def) &&
           operand.get().hasOneUse() && onlyChained)
         result[def] = index;
@@ -288,10 +287,10 @@ private:
   }
 
   /// Retires inFlight[0 .. last] with a wait before `before`.
-  void retire(SmallVectorImpl<Group> &inFlight, size_t last,
-              Operation *before, bool addBarrier, bool record) {
-    WaitDecision decision{before, int64_t(inFlight.size() - 1 - last), {},
-                          addBarrier};
+  void retire(SmallVectorImpl<Group> &inFlight, size_t last, Operation *before,
+              bool addBarrier, bool record) {
+    WaitDecision decision{
+        before, int64_t(inFlight.size() - 1 - last), {}, addBarrier};
     for (size_t i = 0; i <= last; ++i)
       if (inFlight[i].value)
         decision.retired.push_back(inFlight[i].value);
@@ -314,9 +313,7 @@ private:
       std::optional<size_t> needed;
       Operation *before = &op;
       bool addBarrier = false;
-      auto need = [&](size_t i) {
-        needed = needed ? std::max(*needed, i) : i;
-      };
+      auto need = [&](size_t i) { needed = needed ? std::max(*needed, i) : i; };
       for (auto [i, group] : llvm::enumerate(inFlight)) {
         if (!group.value)
           continue;
@@ -326,8 +323,7 @@ private:
             if (operand == group.value && !chainsOn(user, group.value))
               reads = true;
         });
-        if (terminator && loop &&
-            llvm::any_of(carriedHere, [&](auto &entry) {
+        if (terminator && loop && llvm::any_of(carriedHere, [&](auto &entry) {
               return entry.first == group.dot.getOperation();
             }))
           reads = false; // stays in flight across the back edge

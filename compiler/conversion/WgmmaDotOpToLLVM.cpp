@@ -83,8 +83,7 @@ struct WgmmaDotOpConversion : TargetPattern<DotOp> {
   LogicalResult
   matchAndRewrite(DotOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    auto mma =
-        dyn_cast_or_null<MmaEncodingAttr>(op.getAccType().getEncoding());
+    auto mma = dyn_cast_or_null<MmaEncodingAttr>(op.getAccType().getEncoding());
     if (!mma || !mma.isWarpgroup())
       return rewriter.notifyMatchFailure(op, "not a wgmma dot");
     if (!isMmaCompatibleDot(op, mma))
@@ -150,8 +149,8 @@ struct WgmmaDotOpConversion : TargetPattern<DotOp> {
     // before the wgmma reads them; tying them through it keeps LLVM from
     // sinking such writes (a zero fill, a rescale) below it, which would
     // make ptxas serialize the whole pipeline.
-    ordered = tiedRegisterAsm(rewriter, loc, "wgmma.fence.sync.aligned;",
-                              ordered);
+    ordered =
+        tiedRegisterAsm(rewriter, loc, "wgmma.fence.sync.aligned;", ordered);
     Value fragment = packStruct(rewriter, loc, fragmentStruct, ordered);
 
     bool isBF16 = aType.getElementType().isBF16();
@@ -306,8 +305,7 @@ struct DotWaitOpConversion : OpConversionPattern<DotWaitOp> {
     }
     SmallVector<Value> waited = tiedRegisterAsm(
         rewriter, loc,
-        ("wgmma.wait_group.sync.aligned " + llvm::Twine(op.getPending()) +
-         ";")
+        ("wgmma.wait_group.sync.aligned " + llvm::Twine(op.getPending()) + ";")
             .str(),
         registers);
     SmallVector<Value> results;

@@ -24,8 +24,8 @@ static ParseResult parseAccumulatorType(OpAsmParser &parser, Type &acc,
   return success();
 }
 
-static void printAccumulatorType(OpAsmPrinter &printer, Operation *,
-                                 Type acc, Type result) {
+static void printAccumulatorType(OpAsmPrinter &printer, Operation *, Type acc,
+                                 Type result) {
   if (acc != result)
     printer << "+ " << acc << " ";
   printer << "-> " << result;
@@ -301,10 +301,11 @@ LogicalResult DotOp::verify() {
   return success();
 }
 
-LogicalResult DotWaitOp::inferReturnTypes(
-    MLIRContext *, std::optional<Location>, ValueRange operands,
-    DictionaryAttr, OpaqueProperties, RegionRange,
-    SmallVectorImpl<Type> &results) {
+LogicalResult DotWaitOp::inferReturnTypes(MLIRContext *,
+                                          std::optional<Location>,
+                                          ValueRange operands, DictionaryAttr,
+                                          OpaqueProperties, RegionRange,
+                                          SmallVectorImpl<Type> &results) {
   for (Value input : operands)
     results.push_back(cast<PendingType>(input.getType()).getValueType());
   return success();

@@ -335,7 +335,8 @@ private:
         return false;
       unsigned index = arg.getArgNumber() - 1;
       return yield.getOperand(index) == dot.getResult() &&
-             dot.getResult().hasOneUse() && loop.getRegionIterArgs()[index] == arg;
+             dot.getResult().hasOneUse() &&
+             loop.getRegionIterArgs()[index] == arg;
     });
     if (!accumulates)
       return;

@@ -68,8 +68,8 @@ Artifact compile(const CompileRequest &request, const std::string &key) {
   artifact.numWarps = kernel->numWarps;
   artifact.sharedBytes = kernel->sharedBytes;
   artifact.params = kernel->params;
-  if (auto assembled =
-          cuda::assembleCubin(kernel->ptx, kernel->target.name(), kernel->name)) {
+  if (auto assembled = cuda::assembleCubin(kernel->ptx, kernel->target.name(),
+                                           kernel->name)) {
     artifact.cubin = std::move(assembled->cubin);
     artifact.assemblerLog = std::move(assembled->log);
   }
@@ -297,8 +297,7 @@ void storeToDisk(const fs::path &root, const Artifact &artifact) {
       {"shared_bytes", int64_t(artifact.sharedBytes)},
       {"params", std::move(params)},
       {"ptx_sha256", sha256Hex(artifact.ptx)},
-      {"cubin_sha256",
-       artifact.cubin.empty() ? "" : sha256Hex(artifact.cubin)},
+      {"cubin_sha256", artifact.cubin.empty() ? "" : sha256Hex(artifact.cubin)},
       {"assembler_log", artifact.assemblerLog}};
   std::string metaText;
   llvm::raw_string_ostream(metaText)

@@ -141,14 +141,13 @@ TEST_F(RuntimeGpuTest, WgmmaKernelsAreNotSerialized) {
     GTEST_SKIP() << "no nvJitLink: the driver assembles the PTX";
   EXPECT_EQ(matmul.assemblerLog.find(serialized), std::string::npos)
       << matmul.assemblerLog;
-  KernelInfo mla =
-      Kernel::fromEmbedded("mla/mla_decode_stage1",
-                           {{"H", "128"},
-                            {"BLOCK_H", "64"},
-                            {"TMA", "1"},
-                            {"CHUNK_ALIGN", "64"}},
-                           eightWarps)
-          .info();
+  KernelInfo mla = Kernel::fromEmbedded("mla/mla_decode_stage1",
+                                        {{"H", "128"},
+                                         {"BLOCK_H", "64"},
+                                         {"TMA", "1"},
+                                         {"CHUNK_ALIGN", "64"}},
+                                        eightWarps)
+                       .info();
   EXPECT_EQ(mla.assemblerLog.find(serialized), std::string::npos)
       << mla.assemblerLog;
   // The log is read: IEEE sqrt is a ptxas subroutine, and a kernel that
