@@ -228,39 +228,12 @@ private:
   // After each analyzed loop: wait for its survivors.
   SmallVector<scf::ForOp> loopsToDrain;
 
-  /// The dots of `loop`'s body that stay in flight across the back edge:
-  /// their only use is the yield, and the next trip only accumulates on
-  /// them (or the loop's result is their only other reader). ptxas
-  /// serializes every wgmma of a kernel whose registers are read in a trip
-  /// after a wait that leaves groups in flight, when the group was issued
-  /// in the trip before: it cannot tell the first trip from the others.
+  /// The dots of `loop`'s body that stay in flight across the back edge,
+  /// with their iter_arg index (getLoopCarriedDots).
   static DenseMap<Operation *, unsigned> carriedDots(scf::ForOp loop) {
     DenseMap<Operation *, unsigned> result;
-    // Every wgmma dot of the body must accumulate on a carried value or on
-    // another dot: a fresh accumulator (zeros, a rescaled tensor) is
-    // written while the carried group runs, and ptxas serializes for that
-    // too (C7515, "non wgmma instructions defining accumulator registers").
-    bool onlyChains =
-        llvm::all_of(loop.getBody()->getOps<DotOp>(), [&](DotOp dot) {
-          if (!isWarpgroupDot(dot))
-            return true;
-          auto arg = dyn_cast<BlockArgument>(dot.getAcc());
-          return (arg && arg.getOwner() == loop.getBody()) ||
-                 dot.getAcc().getDefiningOp<DotOp>();
-        });
-    if (!onlyChains)
-      return result;
-    auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
-    for (OpOperand &operand : yield->getOpOperands()) {
-      Operation *def = operand.get().getDefiningOp();
-      unsigned index = operand.getOperandNumber();
-      Value arg = loop.getRegionIterArgs()[index];
-      bool onlyChained = llvm::all_of(
-          arg.getUsers(), [&](Operation *user) { return chainsOn(user, arg); });
-      if (def && def->getBlock() == loop.getBody() && isAsyncCandidate(def) &&
-          operand.get().hasOneUse() && onlyChained)
-        result[def] = index;
-    }
+    for (auto [dot, index] : getLoopCarriedDots(loop))
+      result[dot] = index;
     return result;
   }
 
@@ -323,9 +296,7 @@ private:
             if (operand == group.value && !chainsOn(user, group.value))
               reads = true;
         });
-        if (terminator && loop && llvm::any_of(carriedHere, [&](auto &entry) {
-              return entry.first == group.dot.getOperation();
-            }))
+        if (terminator && loop && carriedHere.contains(group.dot))
           reads = false; // stays in flight across the back edge
         if (reads)
           need(i);

@@ -360,13 +360,43 @@ bool mlir::tile::isWarpgroupDot(Operation *op) {
   return mma && mma.isWarpgroup();
 }
 
+SmallVector<std::pair<DotOp, unsigned>>
+mlir::tile::getLoopCarriedDots(scf::ForOp loop) {
+  Block *body = loop.getBody();
+  auto isSyncWgmma = [](Operation *op) {
+    auto dot = dyn_cast_or_null<DotOp>(op);
+    return dot && isWarpgroupDot(dot) && !dot.isAsync();
+  };
+  bool onlyChains = llvm::all_of(body->getOps<DotOp>(), [&](DotOp dot) {
+    if (!isWarpgroupDot(dot))
+      return true;
+    auto arg = dyn_cast<BlockArgument>(dot.getAcc());
+    return (arg && arg.getOwner() == body) ||
+           dot.getAcc().getDefiningOp<DotOp>();
+  });
+  SmallVector<std::pair<DotOp, unsigned>> carried;
+  if (!onlyChains)
+    return carried;
+  for (OpOperand &operand : body->getTerminator()->getOpOperands()) {
+    Operation *def = operand.get().getDefiningOp();
+    Value arg = loop.getRegionIterArgs()[operand.getOperandNumber()];
+    Operation *user = arg.hasOneUse() ? *arg.getUsers().begin() : nullptr;
+    if (def && def->getBlock() == body && isSyncWgmma(def) &&
+        operand.get().hasOneUse() && isSyncWgmma(user) &&
+        cast<DotOp>(user).getAcc() == arg)
+      carried.push_back({cast<DotOp>(def), operand.getOperandNumber()});
+  }
+  return carried;
+}
+
 DotLayoutPlan::DotLayoutPlan(Operation *root, unsigned numWarps,
                              bool warpgroups)
     : numWarps(numWarps), warpgroups(warpgroups) {
   llvm::DenseMap<int64_t, DotOp> widest;
   root->walk([&](DotOp dot) {
     DotOp &best = widest[dot.getAccType().getDimSize(0)];
-    if (!best || dot.getAccType().getDimSize(1) > best.getAccType().getDimSize(1))
+    if (!best ||
+        dot.getAccType().getDimSize(1) > best.getAccType().getDimSize(1))
       best = dot;
   });
   for (auto [m, dot] : widest)

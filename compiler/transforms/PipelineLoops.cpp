@@ -314,31 +314,19 @@ private:
     makeOperandsResident(loop);
   }
 
-  /// With TMA streams read by wgmma dots that accumulate across trips
-  /// (acc = dot(a, b, acc), the accumulator read by nothing else), the
-  /// refill's barrier and copies move behind the body's leading dots,
-  /// before the first op that reads one of their results: the previous
-  /// trip's dot, which reads the stage being refilled, then stays in flight
-  /// while this trip's is issued (tile-place-dot-waits), and the tensor
-  /// cores run across the barrier. The address computation stays at the
-  /// top, so its loads (a page table entry) land meanwhile. Other loops
-  /// keep the refill first: their dots are done by the end of the trip,
-  /// and the copies go out earlier.
+  /// With TMA streams read by wgmma dots that accumulate across trips (a
+  /// dot whose group may stay in flight over the back edge,
+  /// getLoopCarriedDots), the refill's barrier and copies move behind the
+  /// body's leading dots, before the first op that reads one of their
+  /// results: the previous trip's dot, which reads the stage being
+  /// refilled, then stays in flight while this trip's is issued
+  /// (tile-place-dot-waits), and the tensor cores run across the barrier.
+  /// The address computation stays at the top, so its loads (a page table
+  /// entry) land meanwhile. Other loops keep the refill first: their dots
+  /// are done by the end of the trip, and the copies go out earlier.
   static void delayRefill(Block &body, ArrayRef<Operation *> refill) {
     auto isLeadingDot = [](Operation &op) { return isWarpgroupDot(&op); };
-    auto loop = cast<scf::ForOp>(body.getParentOp());
-    auto yield = cast<scf::YieldOp>(body.getTerminator());
-    bool accumulates = llvm::any_of(body.getOps<DotOp>(), [&](DotOp dot) {
-      auto arg = dyn_cast<BlockArgument>(dot.getAcc());
-      if (!isWarpgroupDot(dot) || !arg || arg.getOwner() != &body ||
-          arg.getArgNumber() == 0 || !arg.hasOneUse())
-        return false;
-      unsigned index = arg.getArgNumber() - 1;
-      return yield.getOperand(index) == dot.getResult() &&
-             dot.getResult().hasOneUse() &&
-             loop.getRegionIterArgs()[index] == arg;
-    });
-    if (!accumulates)
+    if (getLoopCarriedDots(cast<scf::ForOp>(body.getParentOp())).empty())
       return;
     Operation *target = nullptr;
     bool sawDot = false;

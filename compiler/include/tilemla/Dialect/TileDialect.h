@@ -45,6 +45,14 @@ bool isMmaCompatibleDot(DotOp op, MmaEncodingAttr mma);
 bool isTensorCoreDot(Operation *op);
 /// True for a tensor-core dot with the warpgroup layout (wgmma, sm_90a).
 bool isWarpgroupDot(Operation *op);
+/// The wgmma dots of `loop`'s body whose group may stay in flight across the
+/// back edge, each with the iter_arg it is yielded to: its only use is the
+/// yield, and that iter_arg's only user is a wgmma dot accumulating on it.
+/// Empty unless every wgmma dot of the body accumulates on an iter_arg or on
+/// another dot: ptxas serializes every wgmma of a kernel whose accumulator
+/// registers other instructions read or write while a group of the previous
+/// trip runs (a rescale, a zero fill).
+SmallVector<std::pair<DotOp, unsigned>> getLoopCarriedDots(scf::ForOp loop);
 /// The tensor-core accumulator layout for `op` with `numWarps` warps, or null
 /// when the dot does not fit the instruction. With `warpgroups` (sm_90a) a
 /// dot that fits wgmma gets the version-3 layout.
