@@ -266,6 +266,16 @@ private:
   CompiledKernel &kernel;
 };
 
+/// The caller's warp count, else the kernel's declared one, else 4.
+unsigned resolveNumWarps(const CompileOptions &options, ModuleOp module) {
+  if (options.numWarps)
+    return options.numWarps;
+  if (auto declared = module->getAttrOfType<IntegerAttr>(
+          tile::TileDialect::NumWarpsAttrHelper::getNameStr()))
+    return unsigned(declared.getInt());
+  return 4;
+}
+
 /// Runs the pipeline until `stop`, printing that stage to `out` when given.
 /// Fills `kernel` when the pipeline reaches PTX. Each pass runs once; the
 /// dumps `options.dumpDirectory` asks for come from the same run.
@@ -293,13 +303,14 @@ bool runPipeline(const SourceFile &file, const CompileOptions &options,
   if (!module)
     return false;
   SourceDiagnostics handler(file, context, errs);
+  unsigned numWarps = resolveNumWarps(options, *module);
 
   PassManager pm(&context);
   StageEnds ends;
   buildTilePipeline(pm, options.argFacts);
   markStageEnd(pm, EmitStage::Tile, ends);
   if (stop >= EmitStage::TileGPU) {
-    buildTileGPUPipeline(pm, options.numWarps, options.target);
+    buildTileGPUPipeline(pm, numWarps, options.target);
     markStageEnd(pm, EmitStage::TileGPU, ends);
   }
   if (stop >= EmitStage::LLVMMLIR) {
@@ -348,7 +359,7 @@ bool runPipeline(const SourceFile &file, const CompileOptions &options,
   if (kernel) {
     kernel->ptx = std::move(*ptx);
     kernel->target = options.target;
-    kernel->numWarps = options.numWarps;
+    kernel->numWarps = numWarps;
     if (auto shared = (*module)->getAttrOfType<IntegerAttr>(
             tile::TileDialect::SharedAttrHelper::getNameStr()))
       kernel->sharedBytes = shared.getInt();

@@ -64,8 +64,8 @@ bool summarize(const SourceFile &file, const CompileOptions &options,
                 "%-16s arch=%s warps=%u params=%zu shared=%uB "
                 "ptx=%zu lines compile=%.1f ms\n",
                 kernel->name.c_str(), kernel->target.name().c_str(),
-                kernel->numWarps,
-                kernel->params.size(), kernel->sharedBytes, lines, ms);
+                kernel->numWarps, kernel->params.size(), kernel->sharedBytes,
+                lines, ms);
   out = line;
   return true;
 }
@@ -91,11 +91,13 @@ int runTilecMain(int argc, char **argv) {
   const std::string archHelp =
       "Target architecture (" + GpuTarget::knownNames() + ")";
   cl::opt<std::string> arch("arch", cl::init(defaults.target.name()),
-                            cl::value_desc("sm_90a|sm_80"),
-                            cl::desc(archHelp), cl::cat(category));
+                            cl::value_desc("sm_90a|sm_80"), cl::desc(archHelp),
+                            cl::cat(category));
   cl::opt<unsigned> numWarps(
       "num-warps", cl::init(defaults.numWarps), cl::value_desc("N"),
-      cl::desc("Warps per program: 1, 2, 4, ..., 32"), cl::cat(category));
+      cl::desc("Warps per program: 1, 2, 4, ..., 32 (default: the kernel's "
+               "'with num_warps = ...', else 4)"),
+      cl::cat(category));
   cl::opt<unsigned> assumeDivisible(
       "assume-divisible", cl::value_desc("N"),
       cl::desc("Specialize as the runtime does for pointers aligned to, and "
@@ -165,7 +167,8 @@ int runTilecMain(int argc, char **argv) {
     return usageError("unknown target architecture '" + arch +
                       "' (known: " + GpuTarget::knownNames() + ")");
   options.target = *target;
-  if (numWarps > 32 || !llvm::isPowerOf2_32(numWarps))
+  if (numWarps.getNumOccurrences() &&
+      (numWarps > 32 || !llvm::isPowerOf2_32(numWarps)))
     return usageError("--num-warps must be a power of two in [1, 32]");
   options.numWarps = numWarps;
   if (assumeDivisible.getNumOccurrences()) {

@@ -119,6 +119,10 @@ public:
         dump(*p.defaultValue, ind + 3);
       }
     }
+    if (f.numWarps) {
+      line(ind + 1) << "NumWarps\n";
+      dump(*f.numWarps, ind + 2);
+    }
     dump(f.body, ind + 1);
   }
 

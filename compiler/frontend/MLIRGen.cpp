@@ -283,6 +283,22 @@ LogicalResult MLIRGenImpl::genKernel(const FunctionAST &fn,
     v.value = arg; // value uses read the argument
   }
 
+  // The kernel's warps per program when the caller does not choose (the
+  // driver reads it from the module before it builds the GPU passes);
+  // evaluated once runtime parameters are names, to say what they are.
+  if (fn.numWarps) {
+    FailureOr<int64_t> warps = genConstInt(*fn.numWarps, "num_warps");
+    if (succeeded(warps)) {
+      if (*warps < 1 || *warps > 32 || !llvm::isPowerOf2_64(*warps))
+        diags.error(fn.numWarps->loc(),
+                    "num_warps must be a power of two in [1, 32], got " +
+                        llvm::Twine(*warps));
+      else
+        module->setAttr(tile::TileDialect::NumWarpsAttrHelper::getNameStr(),
+                        builder.getI32IntegerAttr(int32_t(*warps)));
+    }
+  }
+
   builder.setInsertionPointToStart(entry);
   finalStmt = fn.body.stmts.empty() ? nullptr : fn.body.stmts.back().get();
   (void)genBlock(fn.body);

@@ -173,9 +173,44 @@ std::unique_ptr<FunctionAST> Parser::parseFunction() {
   }
   if (!expect(Tok::RParen, "after the parameters"))
     return nullptr;
+  if (is(Tok::Identifier) && cur().text == "with" &&
+      !parseKernelAttributes(*fn))
+    return nullptr;
   if (!parseBlock(fn->body))
     return nullptr;
   return fn;
+}
+
+/// `with name = expr, ...` between a kernel's parameters and its body.
+bool Parser::parseKernelAttributes(FunctionAST &fn) {
+  SourceLoc withLoc = consume().loc;
+  if (!fn.isKernel) {
+    diags.error(withLoc, "only kernels take 'with' attributes");
+    return false;
+  }
+  do {
+    if (!is(Tok::Identifier)) {
+      diags.error(cur().loc, "expected a kernel attribute name, found " +
+                                 tokName(cur().kind));
+      return false;
+    }
+    Token name = consume();
+    if (name.text != "num_warps") {
+      diags.error(name.loc, "unknown kernel attribute '" + name.text.str() +
+                                "' (expected 'num_warps')");
+      return false;
+    }
+    if (fn.numWarps) {
+      diags.error(name.loc, "'num_warps' is given twice");
+      return false;
+    }
+    if (!expect(Tok::Assign, "after the attribute name"))
+      return false;
+    fn.numWarps = parseExpr();
+    if (!fn.numWarps)
+      return false;
+  } while (consumeIf(Tok::Comma));
+  return true;
 }
 
 bool Parser::parseParam(ParamAST &param, bool isKernel) {

@@ -29,7 +29,7 @@ struct CompileRequest {
   std::string sourceText;
   std::string kernelName; ///< empty: the source's first kernel
   std::map<std::string, std::string> constexprs;
-  unsigned numWarps = 4;
+  unsigned numWarps = 0; ///< 0: the kernel's declared count, else 4
   GpuTarget target;
   /// What each runtime argument of the launch guarantees (the runtime's
   /// specialization, as Triton's).
@@ -43,13 +43,12 @@ struct Artifact {
   std::string name;
   GpuTarget target;
   std::string ptx;
-  std::string cubin; ///< empty when nvJitLink is unavailable
+  std::string cubin;        ///< empty when nvJitLink is unavailable
   std::string assemblerLog; ///< nvJitLink's remarks on the cubin
   unsigned numWarps = 4;
   unsigned sharedBytes = 0;
   std::vector<KernelParam> params; ///< the runtime signature, launch order
 };
-
 
 std::string computeCacheKey(const CompileRequest &request);
 

@@ -222,11 +222,10 @@ struct Kernel::Impl {
 Kernel Kernel::fromSource(const std::string &path, const std::string &text,
                           const Constexprs &constexprs,
                           const KernelOptions &options) {
-  if (options.numWarps == 0 || options.numWarps > 32 ||
-      (options.numWarps & (options.numWarps - 1)))
-    throw Error(
-        fmt::format("numWarps must be a power of two in [1, 32], got {}",
-                    options.numWarps));
+  if (options.numWarps > 32 || (options.numWarps & (options.numWarps - 1)))
+    throw Error(fmt::format("options.numWarps must be 0 (the kernel's "
+                            "default) or a power of two in [1, 32], got {}",
+                            options.numWarps));
   auto impl = std::make_shared<Impl>();
   impl->request.sourcePath = path;
   impl->request.sourceText = text;
@@ -391,8 +390,8 @@ KernelInfo Kernel::info() const {
   std::vector<std::string> params;
   for (const KernelParam &param : artifact.params)
     params.push_back(toString(param));
-  return {artifact.name,          artifact.target.name(), artifact.key,
-          artifact.numWarps,      artifact.sharedBytes, std::move(params),
+  return {artifact.name,           artifact.target.name(), artifact.key,
+          artifact.numWarps,       artifact.sharedBytes,   std::move(params),
           !artifact.cubin.empty(), artifact.assemblerLog};
 }
 } // namespace tilemla

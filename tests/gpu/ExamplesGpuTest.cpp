@@ -183,9 +183,10 @@ struct Tiling {
   std::string describe() const {
     return std::to_string(m) + "x" + std::to_string(n) + "x" +
            std::to_string(k) + " stages=" + std::to_string(stages) +
-           " warps=" + std::to_string(warps);
+           " warps=" + (warps ? std::to_string(warps) : "kernel's");
   }
-  /// Embedded kernel `name` (T = `type`) with this tiling.
+  /// Embedded kernel `name` (T = `type`) with this tiling; warps 0: the
+  /// kernel's declared count.
   Kernel compile(const std::string &name, DType type,
                  Kernel::Constexprs constexprs = {}) const {
     constexprs.insert({{"T", dtypeName(type)},
@@ -223,15 +224,17 @@ class MatmulDescTest : public GpuTest,
 /// stream both with TMA (box panels of 128/64-byte swizzles, zeroed tail
 /// rows); the 32-row tiles (mma.sync) and the unpipelined loop read them
 /// through pointers. The reference sums k < min(K, k_end) in fp64; inputs
-/// are exact, so only the f32 accumulation rounds (checked at 1e-5).
+/// are exact, so only the f32 accumulation rounds (checked at 1e-5). The
+/// first tiling is the kernel's default (128 x 256 x 64, 3 stages, and the
+/// 8 warps it declares).
 TEST_P(MatmulDescTest, MatchesReference) {
   DType type = GetParam();
   struct Shape {
     int m, n, k, kEnd;
   };
-  for (Tiling t : {Tiling{128, 128, 64, 3, 8}, Tiling{64, 64, 64, 2, 4},
-                   Tiling{64, 128, 32, 2, 8}, Tiling{32, 32, 32, 2, 4},
-                   Tiling{64, 64, 64, 1, 4}}) {
+  for (Tiling t : {Tiling{128, 256, 64, 3, 0}, Tiling{128, 128, 64, 3, 8},
+                   Tiling{64, 64, 64, 2, 4}, Tiling{64, 128, 32, 2, 8},
+                   Tiling{32, 32, 32, 2, 4}, Tiling{64, 64, 64, 1, 4}}) {
     std::string what = t.describe();
     Kernel kernel = t.compile("examples/matmul_desc", type);
     for (Shape s : {Shape{64, 64, 64, 64}, Shape{300, 200, 264, 200},

@@ -290,6 +290,26 @@ TEST_F(KernelCacheTest, TmaSignatureOfACompiledKernelSurvivesTheDisk) {
   EXPECT_EQ(reloaded->params, compiled->params);
 }
 
+/// numWarps 0 is the kernel's `with num_warps = ...` (matmul_desc: one warp
+/// per 16 rows of its tile), which the artifact records and launches with;
+/// a caller's count wins, and a kernel that declares none gets 4.
+TEST_F(KernelCacheTest, KernelDeclaredWarpsAreTheDefault) {
+  std::ifstream source(TILEMLA_SOURCE_DIR "/kernels/examples/matmul_desc.tile");
+  ASSERT_TRUE(source.good());
+  CompileRequest matmul =
+      request(std::string(std::istreambuf_iterator<char>(source), {}));
+  matmul.constexprs.clear();
+  matmul.numWarps = 0;
+  EXPECT_EQ(getArtifact(matmul)->numWarps, 8u);
+  matmul.constexprs = {{"BLOCK_M", "64"}, {"BLOCK_N", "64"}};
+  EXPECT_EQ(getArtifact(matmul)->numWarps, 4u);
+  matmul.numWarps = 2;
+  EXPECT_EQ(getArtifact(matmul)->numWarps, 2u);
+  CompileRequest plain = request();
+  plain.numWarps = 0;
+  EXPECT_EQ(getArtifact(plain)->numWarps, 4u);
+}
+
 TEST_F(KernelCacheTest, CacheOffWritesNothing) {
   setenv("TILEMLA_CACHE", "off", 1);
   auto artifact = getArtifact(request());

@@ -51,8 +51,8 @@ struct Shape {
 };
 
 struct Tiling {
-  int m = 128, n = 128, k = 64, stages = 3; ///< the kernel's defaults
-  unsigned warps = 4;                       ///< KernelOptions' default
+  int m = 128, n = 256, k = 64, stages = 3; ///< the kernel's defaults
+  unsigned warps = 8; ///< what the kernel declares for them
   std::string label() const {
     return std::to_string(m) + "x" + std::to_string(n) + "x" +
            std::to_string(k) + ":" + std::to_string(stages) + ":" +
@@ -104,7 +104,7 @@ struct ShapeResult {
       "            (default 4096x4096x4096,8192x8192x8192,128x8192x8192,\n"
       "            4096x4096x1024)\n"
       "  --tiling  matmul_desc's BLOCK_M x BLOCK_N x BLOCK_K : STAGES : warps\n"
-      "            (default 128x128x64:3:4, the kernel's defaults, and\n"
+      "            (default 128x256x64:3:8, the kernel's defaults, and\n"
       "            128x128x64:3:8; for M <= 128 also 128x64x64:4:8)\n"
       "  --runs    timed calls (default 50; fewer, at least 10, when one\n"
       "            call is long), --warmup calls before (default 5)\n"

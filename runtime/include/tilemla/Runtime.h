@@ -87,7 +87,8 @@ using Dim3 = std::array<unsigned, 3>;
 using StreamHandle = void *;
 
 struct KernelOptions {
-  unsigned numWarps = 4;
+  /// Warps per program; 0: the kernel's `with num_warps = ...`, else 4.
+  unsigned numWarps = 0;
   std::string arch; ///< empty: the current device's (sm_90a on Hopper)
 };
 
@@ -240,9 +241,9 @@ private:
 /// The current device, as benchmarks report it and backends size their
 /// work for.
 struct DeviceInfo {
-  std::string name;        ///< e.g. "NVIDIA H200"
-  int ordinal = -1;        ///< the CUDA device ordinal; -1 when interpreted
-  std::string arch;        ///< the code target, e.g. "sm_90a"
+  std::string name; ///< e.g. "NVIDIA H200"
+  int ordinal = -1; ///< the CUDA device ordinal; -1 when interpreted
+  std::string arch; ///< the code target, e.g. "sm_90a"
   /// The code target kernels are compiled for; none when interpreted.
   std::optional<GpuTarget> target;
   int multiprocessors = 0; ///< SM count

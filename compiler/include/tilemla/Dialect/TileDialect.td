@@ -36,7 +36,8 @@ def Tile_Dialect : Dialect {
     "::mlir::IntegerAttr":$divisibility,
     // On scf.for: software-pipeline the loop over this many stages.
     "::mlir::IntegerAttr":$num_stages,
-    // On the module: warps per program (set by tile-assign-layouts).
+    // On the module: warps per program (the kernel's `with num_warps`,
+    // from the frontend; then what tile-assign-layouts lays out for).
     "::mlir::IntegerAttr":$num_warps,
     // On the module: dynamic shared memory per program, in bytes, and the
     // offset where tensor-core dots stage their b operand (set by

@@ -43,7 +43,8 @@ struct CompileOptions {
   std::string kernelName; ///< empty: the file's first kernel
   std::map<std::string, std::string> defines; ///< constexpr NAME -> VALUE
   GpuTarget target;
-  unsigned numWarps = 4;
+  /// Warps per program; 0: the kernel's `with num_warps = ...`, else 4.
+  unsigned numWarps = 0;
   /// Per runtime argument (after constexprs); missing entries: nothing known.
   std::vector<ArgFact> argFacts;
   /// When not empty, every stage of the compile (0-ast.txt, 1-tile.mlir ...

@@ -413,6 +413,9 @@ struct FunctionAST {
   bool isKernel = false;
   std::string name;
   std::vector<ParamAST> params;
+  /// Kernels: `with num_warps = EXPR` after the parameters, the warps per
+  /// program when the caller does not choose (EXPR may use constexprs).
+  ExprPtr numWarps;
   BlockAST body;
 };
 

@@ -54,6 +54,7 @@ private:
   // Declarations.
   std::unique_ptr<FunctionAST> parseFunction();
   bool parseParam(ParamAST &param, bool isKernel);
+  bool parseKernelAttributes(FunctionAST &fn);
   bool parseBlock(BlockAST &block);
 
   // Statements.
