@@ -266,6 +266,21 @@ static RankedTensorType accumulatorTensor(Type type) {
   return cast<RankedTensorType>(type);
 }
 
+void DotOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  if (!isAsync())
+    return;
+  effects.emplace_back(MemoryEffects::Write::get(), WgmmaGroupResource::get());
+  // The group reads its operands in shared memory until it is waited for.
+  effects.emplace_back(MemoryEffects::Read::get(),
+                       SideEffects::DefaultResource::get());
+}
+
+Speculation::Speculatability DotOp::getSpeculatability() {
+  return isAsync() ? Speculation::NotSpeculatable : Speculation::Speculatable;
+}
+
 RankedTensorType DotOp::getAccType() {
   return accumulatorTensor(getResult().getType());
 }

@@ -27,6 +27,17 @@ class SharedEncodingAttr;
 #define GET_ATTRDEF_CLASSES
 #include "tilemla/Dialect/TileAttrs.h.inc"
 
+namespace mlir::tile {
+/// The wgmma groups a warp has in flight: an asynchronous tile.dot issues
+/// one, tile.dot_wait retires them. Effects on it keep generic passes (CSE,
+/// code motion, dead-code removal) from merging, moving or dropping the
+/// groups whose waits tile-place-dot-waits counted.
+struct WgmmaGroupResource
+    : public SideEffects::Resource::Base<WgmmaGroupResource> {
+  StringRef getName() final { return "tile::WgmmaGroup"; }
+};
+} // namespace mlir::tile
+
 #define GET_OP_CLASSES
 #include "tilemla/Dialect/TileOps.h.inc"
 

@@ -13,6 +13,9 @@ include "mlir/Interfaces/InferTypeOpInterface.td"
 class Tile_Op<string mnemonic, list<Trait> traits = []>
     : Op<Tile_Dialect, mnemonic, traits>;
 
+// The wgmma groups in flight (TileDialect.h).
+def Tile_WgmmaGroup : Resource<"::mlir::tile::WgmmaGroupResource">;
+
 //===----------------------------------------------------------------------===//
 // Program indexing
 //===----------------------------------------------------------------------===//
@@ -153,7 +156,9 @@ def Tile_DescFieldsOp : Tile_Op<"desc_fields", [Pure]> {
 // Compute
 //===----------------------------------------------------------------------===//
 
-def Tile_DotOp : Tile_Op<"dot", [Pure]> {
+def Tile_DotOp : Tile_Op<"dot", [
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
+    DeclareOpInterfaceMethods<ConditionallySpeculatable>]> {
   let summary = "matrix product with accumulation: a[M,K] x b[K,N] + acc[M,N]";
   let description = [{
     With `transB`, b holds the transposed operand, [N, K], and the product is
@@ -167,6 +172,12 @@ def Tile_DotOp : Tile_Op<"dot", [Pure]> {
     registers behind the group that produces them). The type after `->` is
     the result's; an accumulator of another type is added before it:
     `: A * B + T -> !tile.pending<T>`.
+
+    A dot that waits for itself is pure. An asynchronous one issues a group
+    (a write of the wgmma-group resource, which tile.dot_wait also touches)
+    and reads its shared-memory operands while it runs, so it is neither
+    merged with an equal dot, moved across waits, barriers or copies, nor
+    removed when its result is unused.
   }];
   let arguments = (ins Tile_FloatTensor:$a, Tile_FloatTensor:$b,
                        Tile_Accumulator:$acc, UnitAttr:$transB);
@@ -185,7 +196,8 @@ def Tile_DotOp : Tile_Op<"dot", [Pure]> {
 }
 
 def Tile_DotWaitOp : Tile_Op<"dot_wait", [
-    MemoryEffects<[MemRead, MemWrite]>,
+    MemoryEffects<[MemRead, MemWrite, MemRead<Tile_WgmmaGroup>,
+                   MemWrite<Tile_WgmmaGroup>]>,
     DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
   let summary = "wait for asynchronous dots; at most `pending` groups stay in flight";
   let description = [{
