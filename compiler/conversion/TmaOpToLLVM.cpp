@@ -77,7 +77,7 @@ struct MBarrierAllocOpConversion : TargetPattern<MBarrierAllocOp> {
       NVVM::MBarrierInitOp::create(
           rewriter, loc,
           barrierAt(rewriter, loc, base, i32Constant(rewriter, loc, i)),
-          i32Constant(rewriter, loc, 1), first);
+          i32Constant(rewriter, loc, op.getType().getArrivals()), first);
     // The TMA unit (async proxy) must see the initialized barriers too.
     NVVM::FenceMbarrierInitOp::create(rewriter, loc);
     target.barrier(rewriter, loc);
@@ -137,6 +137,28 @@ struct MBarrierWaitOpConversion : OpConversionPattern<MBarrierWaitOp> {
         rewriter, loc,
         barrierAt(rewriter, loc, adaptor.getBarriers(), adaptor.getIndex()),
         adaptor.getParity(), i32Constant(rewriter, loc, kTryWaitTicks));
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct MBarrierArriveOpConversion : OpConversionPattern<MBarrierArriveOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(MBarrierArriveOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value barrier =
+        barrierAt(rewriter, loc, adaptor.getBarriers(), adaptor.getIndex());
+    OpBuilder b = rewriter;
+    if (op.getPerWarp()) {
+      Value firstLane = LLVM::ICmpOp::create(
+          rewriter, loc, LLVM::ICmpPredicate::eq,
+          getLaneAndWarp(rewriter, loc).first, i32Constant(rewriter, loc, 0));
+      b = scf::IfOp::create(rewriter, loc, firstLane, /*else=*/false)
+              .getThenBodyBuilder();
+    }
+    NVVM::MBarrierArriveOp::create(b, loc, Type(), barrier, Value());
     rewriter.eraseOp(op);
     return success();
   }
@@ -206,7 +228,8 @@ void mlir::tile::populateTmaOpToLLVMPatterns(TileLLVMTypeConverter &converter,
                                              RewritePatternSet &patterns) {
   MLIRContext *context = patterns.getContext();
   patterns.add<DescFieldsOpConversion, TmaCopyOpConversion,
-               MBarrierWaitOpConversion>(converter, context);
+               MBarrierWaitOpConversion, MBarrierArriveOpConversion>(converter,
+                                                                     context);
   patterns.add<MBarrierAllocOpConversion, ZeroRowsOpConversion>(
       converter, context, target);
 }

@@ -18,6 +18,17 @@ SharedEncodingAttr SharedBufferType::getViewEncoding() const {
   return SharedEncodingAttr::get(getContext(), getRowStride(), 0);
 }
 
+LogicalResult MBarrierType::verify(function_ref<InFlightDiagnostic()> emitError,
+                                   int64_t count, int64_t arrivals) {
+  if (count < 1)
+    return emitError() << "an mbarrier array holds at least one barrier";
+  // PTX: the expected arrival count of an mbarrier is at most 2^20 - 1.
+  if (arrivals < 1 || arrivals >= (1 << 20))
+    return emitError() << "mbarrier arrivals must be in [1, 2^20), got "
+                       << arrivals;
+  return success();
+}
+
 LogicalResult
 SharedBufferType::verify(function_ref<InFlightDiagnostic()> emitError,
                          int64_t stages, int64_t rows, int64_t cols,

@@ -245,7 +245,8 @@ private:
           LocalAllocOp::create(b, loc, bufferType, Value(), IntegerAttr());
       if (stream.isTma()) {
         stream.barriers = MBarrierAllocOp::create(
-            b, loc, MBarrierType::get(b.getContext(), stages), IntegerAttr());
+            b, loc, MBarrierType::get(b.getContext(), stages, /*arrivals=*/1),
+            IntegerAttr());
         continue;
       }
       asyncProxy |= bufferType.getSwizzle() != 0;
@@ -377,7 +378,8 @@ private:
     Value buffer = LocalAllocOp::create(
         b, loc, bufferFor(load.getType(), 1, true), Value(), IntegerAttr());
     Value barriers = MBarrierAllocOp::create(
-        b, loc, MBarrierType::get(b.getContext(), 1), IntegerAttr());
+        b, loc, MBarrierType::get(b.getContext(), 1, /*arrivals=*/1),
+        IntegerAttr());
     b.setInsertionPoint(load);
     Value index = arith::DivSIOp::create(
         b, loc,

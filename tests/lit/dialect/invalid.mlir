@@ -378,6 +378,14 @@ func.func @tma_copy_barriers(%d: !tile.tensordesc<bf16>, %i: i32, %p: i1) {
 
 // -----
 
+func.func @mbarrier_arrivals() {
+  // expected-error @+1 {{mbarrier arrivals must be in [1, 2^20), got 0}}
+  %m = tile.mbarrier_alloc -> <2, arrivals = 0>
+  return
+}
+
+// -----
+
 func.func @tma_copy_element(%d: !tile.tensordesc<f16>, %i: i32, %p: i1) {
   %b = tile.local_alloc -> <2 x 64 x 64 x bf16, swizzle = 128>
   %m = tile.mbarrier_alloc -> <2>

@@ -83,5 +83,11 @@ func.func @descriptors_and_tma(%d: !tile.tensordesc<bf16>, %i: i32, %p: i1) {
   tile.mbarrier_wait %m[%i], %i : <2>
   // CHECK: tile.zero_rows %[[B]][%{{.*}}] from %{{.*}} : <2 x 64 x 64 x bf16, swizzle = 128>
   tile.zero_rows %b[%i] from %i : <2 x 64 x 64 x bf16, swizzle = 128>
+  // CHECK: %[[E:.*]] = tile.mbarrier_alloc -> <2, arrivals = 8>
+  %e = tile.mbarrier_alloc -> <2, arrivals = 8>
+  // CHECK: tile.mbarrier_arrive %[[E]][%{{.*}}] {perWarp} : <2, arrivals = 8>
+  tile.mbarrier_arrive %e[%i] {perWarp} : <2, arrivals = 8>
+  // CHECK: tile.mbarrier_arrive %[[M]][%{{.*}}] : <2>
+  tile.mbarrier_arrive %m[%i] : <2>
   return
 }

@@ -320,7 +320,7 @@ def Tile_LaunchDependentsOp : Tile_Op<"launch_dependents",
 
 def Tile_MBarrierAllocOp : Tile_Op<"mbarrier_alloc", [
     MemoryEffects<[MemAlloc, MemWrite]>]> {
-  let summary = "shared-memory mbarriers, initialized for one arrival each";
+  let summary = "shared-memory mbarriers, initialized for their type's arrivals";
   let description = [{
     One thread initializes them; a barrier makes that visible to every
     thread (and a fence to the TMA unit) before any copy or wait uses them.
@@ -356,6 +356,22 @@ def Tile_MBarrierWaitOp : Tile_Op<"mbarrier_wait", [
   let arguments = (ins Tile_MBarrierType:$barriers, I32:$index, I32:$parity);
   let assemblyFormat = [{
     $barriers `[` $index `]` `,` $parity attr-dict `:` type($barriers)
+  }];
+}
+
+def Tile_MBarrierArriveOp : Tile_Op<"mbarrier_arrive", [
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "arrive on barrier `index`: once per warp, or once per thread";
+  let description = [{
+    With `perWarp`, the first lane of each warp that runs it arrives (the
+    barrier's `arrivals` counts warps); otherwise every thread does. The
+    arrival releases what the arriving threads did before it (e.g. their
+    wgmma reads of a stage) to threads that wait for the phase.
+  }];
+  let arguments = (ins Tile_MBarrierType:$barriers, I32:$index,
+                       UnitAttr:$perWarp);
+  let assemblyFormat = [{
+    $barriers `[` $index `]` attr-dict `:` type($barriers)
   }];
 }
 

@@ -70,10 +70,14 @@ def Tile_MBarrierType : TypeDef<Tile_Dialect, "MBarrier"> {
   let description = [{
     `count` mbarrier objects (8 bytes each), one per pipeline stage: a TMA
     copy into a stage signals its barrier when all its bytes have landed,
-    and waiting threads test the phase parity.
+    and waiting threads test the phase parity. A phase completes after
+    `arrivals` arrivals (1: the thread that announces a copy's bytes; more
+    for barriers that several warps arrive on, `tile.mbarrier_arrive`).
   }];
-  let parameters = (ins "int64_t":$count);
-  let assemblyFormat = "`<` $count `>`";
+  let parameters = (ins "int64_t":$count,
+                        DefaultValuedParameter<"int64_t", "1">:$arrivals);
+  let assemblyFormat = "`<` $count (`,` `arrivals` `=` $arrivals^)? `>`";
+  let genVerifyDecl = 1;
 }
 
 def Tile_PendingType : TypeDef<Tile_Dialect, "Pending"> {
