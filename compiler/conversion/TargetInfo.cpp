@@ -1,5 +1,6 @@
 //===- TargetInfo.cpp - sm_80 / sm_90a specifics --------------------------===//
 #include "tilemla/Conversion/TargetInfo.h"
+#include "tilemla/Conversion/Utility.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -66,7 +67,18 @@ Value TargetInfo::shuffleXor(OpBuilder &builder, Location loc, Value value,
 }
 
 void TargetInfo::barrier(OpBuilder &builder, Location loc) const {
-  NVVM::Barrier0Op::create(builder, loc);
+  auto [split, inProducer] = getWarpPartition(builder.getInsertionBlock());
+  if (!split) {
+    NVVM::Barrier0Op::create(builder, loc);
+    return;
+  }
+  // After a warp split, barrier 0 would wait for the other side: named
+  // barrier 1 holds the consumer threads, 2 the producer threads.
+  WarpPartition partition = getPartitionThreads(split, inProducer);
+  NVVM::BarrierOp::create(builder, loc, Type(),
+                          i32Constant(builder, loc, inProducer ? 2 : 1),
+                          i32Constant(builder, loc, partition.threads),
+                          NVVM::BarrierReductionAttr(), Value());
 }
 
 void TargetInfo::fenceAsyncProxy(OpBuilder &builder, Location loc) const {

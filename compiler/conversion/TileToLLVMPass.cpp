@@ -23,6 +23,7 @@
 #include "mlir/Dialect/Func/Transforms/FuncConversions.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
+#include "mlir/Transforms/WalkPatternRewriteDriver.h"
 
 namespace mlir::tile {
 #define GEN_PASS_DEF_CONVERTTILETOLLVM
@@ -40,10 +41,10 @@ struct ConvertTileToLLVMPass
       return signalPassFailure();
     TargetInfo target(*gpu);
     annotateAccessWidths(module);
-    SmallVector<std::string> kernels;
+    SmallVector<std::pair<std::string, int32_t>> kernels;
     module.walk([&](func::FuncOp func) {
       if (func->hasAttr(TileDialect::KernelAttrHelper::getNameStr()))
-        kernels.push_back(func.getName().str());
+        kernels.push_back({func.getName().str(), programThreads(func)});
       passDescriptorsByValue(func);
       for (unsigned i = 0; i < func.getNumArguments(); ++i)
         func.removeArgAttr(i,
@@ -77,6 +78,9 @@ private:
     ConversionTarget legality(*context);
     legality.addLegalDialect<LLVM::LLVMDialect, NVVM::NVVMDialect>();
     legality.addIllegalDialect<TileDialect>();
+    // Its regions' ops are lowered in place (their barriers and TMA issuers
+    // depend on the side they run on); the op goes with structured control.
+    legality.addLegalOp<WarpSpecializeOp>();
     legality.addDynamicallyLegalDialect<arith::ArithDialect, math::MathDialect,
                                         func::FuncDialect>(
         [&](Operation *op) { return converter.isLegal(op); });
@@ -90,6 +94,11 @@ private:
   }
 
   LogicalResult lowerStructuredControlFlow() {
+    // Warp splits first, each a plain rewrite (no folding, nothing else
+    // touched): the branch they become is then lowered with the rest.
+    RewritePatternSet splits(&getContext());
+    populateWarpSpecializeOpToLLVMPatterns(splits);
+    walkAndApplyPatterns(getOperation(), std::move(splits));
     RewritePatternSet patterns(&getContext());
     populateSCFToControlFlowConversionPatterns(patterns);
     ConversionTarget legality(getContext());
@@ -151,14 +160,20 @@ private:
     }
   }
 
-  /// Kernels become PTX entry points sized for the program's warps.
-  void markKernels(ArrayRef<std::string> kernels) {
+  /// The program's warps, and the producer warps of a warp split.
+  static int32_t programThreads(func::FuncOp func) {
+    int32_t threads = getProgramWarps(func) * kWarpSize;
+    func.walk([&](WarpSpecializeOp split) {
+      threads += getPartitionThreads(split, /*producer=*/true).threads;
+    });
+    return threads;
+  }
+
+  /// Kernels become PTX entry points sized for their threads.
+  void markKernels(ArrayRef<std::pair<std::string, int32_t>> kernels) {
     ModuleOp module = getOperation();
-    auto warps = module->getAttrOfType<IntegerAttr>(
-        TileDialect::NumWarpsAttrHelper::getNameStr());
-    int32_t threads = (warps ? warps.getInt() : 4) * kWarpSize;
     Builder builder(&getContext());
-    for (const std::string &name : kernels) {
+    for (auto [name, threads] : kernels) {
       auto func = module.lookupSymbol<LLVM::LLVMFuncOp>(name);
       if (!func)
         continue;

@@ -22,12 +22,6 @@ namespace {
 /// re-tests after at most this long.
 constexpr int64_t kTryWaitTicks = 10'000'000;
 
-Value isFirstThread(OpBuilder &b, Location loc) {
-  Value tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
-  return LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq, tid,
-                              i32Constant(b, loc, 0));
-}
-
 Value barrierAt(OpBuilder &b, Location loc, Value barriers, Value index) {
   return LLVM::GEPOp::create(b, loc, barriers.getType(), b.getI64Type(),
                              barriers, index);
@@ -72,7 +66,7 @@ struct MBarrierAllocOpConversion : TargetPattern<MBarrierAllocOp> {
     // A loop nest may enter the pipeline again: every thread must be done
     // waiting on the barriers' old phases before they restart at phase 0.
     target.barrier(rewriter, loc);
-    Value first = isFirstThread(rewriter, loc);
+    Value first = isPartitionLeader(rewriter, loc);
     for (int64_t i = 0; i < op.getType().getCount(); ++i)
       NVVM::MBarrierInitOp::create(
           rewriter, loc,
@@ -99,7 +93,7 @@ struct TmaCopyOpConversion : OpConversionPattern<TmaCopyOp> {
     int64_t panels = type.getCols() / panelCols;
 
     Value issuer = LLVM::AndOp::create(rewriter, loc, adaptor.getPred(),
-                                       isFirstThread(rewriter, loc));
+                                       isPartitionLeader(rewriter, loc));
     Value barrier =
         barrierAt(rewriter, loc, adaptor.getBarriers(), adaptor.getStage());
     NVVM::MBarrierArriveExpectTxOp::create(

@@ -19,9 +19,8 @@ TileLLVMTypeConverter::TileLLVMTypeConverter(MLIRContext *context) {
     return LLVM::LLVMPointerType::get(context, kSharedAddressSpace);
   });
   // A pending accumulator is the accumulator's registers.
-  addConversion([this](PendingType type) {
-    return convertType(type.getValueType());
-  });
+  addConversion(
+      [this](PendingType type) { return convertType(type.getValueType()); });
   addConversion([context](MBarrierType) {
     return LLVM::LLVMPointerType::get(context, kSharedAddressSpace);
   });
@@ -84,6 +83,31 @@ std::pair<Value, Value> mlir::tile::getLaneAndWarp(OpBuilder &builder,
   Value warp =
       LLVM::LShrOp::create(builder, loc, tid, i32Constant(builder, loc, 5));
   return {lane, warp};
+}
+
+int64_t mlir::tile::getProgramWarps(Operation *op) {
+  auto module =
+      isa<ModuleOp>(op) ? cast<ModuleOp>(op) : op->getParentOfType<ModuleOp>();
+  auto warps = module ? module->getAttrOfType<IntegerAttr>(
+                            TileDialect::NumWarpsAttrHelper::getNameStr())
+                      : IntegerAttr();
+  return warps ? warps.getInt() : 4;
+}
+
+WarpPartition mlir::tile::getPartitionThreads(WarpSpecializeOp split,
+                                              bool producer) {
+  int64_t consumers = getProgramWarps(split) * kWarpSize;
+  if (!producer)
+    return {0, consumers};
+  return {consumers, int64_t(split.getProducerWarps()) * kWarpSize};
+}
+
+Value mlir::tile::isPartitionLeader(OpBuilder &builder, Location loc) {
+  auto [split, inProducer] = getWarpPartition(builder.getInsertionBlock());
+  int64_t first = split ? getPartitionThreads(split, inProducer).first : 0;
+  Value tid = NVVM::ThreadIdXOp::create(builder, loc, builder.getI32Type());
+  return LLVM::ICmpOp::create(builder, loc, LLVM::ICmpPredicate::eq, tid,
+                              i32Constant(builder, loc, first));
 }
 
 //===----------------------------------------------------------------------===//

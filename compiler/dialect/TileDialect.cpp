@@ -437,3 +437,12 @@ MmaEncodingAttr mlir::tile::getMmaLayoutForDot(DotOp op, unsigned numWarps,
   auto mma = MmaEncodingAttr::get(op.getContext(), warps, 2);
   return isMmaCompatibleDot(op, mma) ? mma : MmaEncodingAttr();
 }
+
+std::pair<WarpSpecializeOp, bool> mlir::tile::getWarpPartition(Block *block) {
+  for (Region *region = block ? block->getParent() : nullptr; region;
+       region = region->getParentRegion()) {
+    if (auto split = dyn_cast<WarpSpecializeOp>(region->getParentOp()))
+      return {split, region == &split.getProducer()};
+  }
+  return {WarpSpecializeOp(), false};
+}

@@ -343,3 +343,49 @@ LogicalResult ReduceOp::verify() {
     return emitOpError() << "expected result shape " << shapeString(expected);
   return success();
 }
+
+//===----------------------------------------------------------------------===//
+// WarpSpecializeOp
+//===----------------------------------------------------------------------===//
+
+/// setmaxnreg takes a multiple of 8 in [24, 256].
+static bool isRegisterCount(int32_t count) {
+  return count >= 24 && count <= 256 && count % 8 == 0;
+}
+
+LogicalResult WarpSpecializeOp::verify() {
+  // setmaxnreg is collective over a warpgroup: producers are whole ones.
+  if (getProducerWarps() % 4 != 0)
+    return emitOpError("producer warps must be whole warpgroups (a multiple "
+                       "of 4), got ")
+           << getProducerWarps();
+  if (!isRegisterCount(getProducerRegisters()) ||
+      !isRegisterCount(getConsumerRegisters()))
+    return emitOpError("register counts must be multiples of 8 in [24, 256], "
+                       "got ")
+           << getProducerRegisters() << " and " << getConsumerRegisters();
+  if (!isa_and_nonnull<func::FuncOp>((*this)->getParentOp()))
+    return emitOpError("must be directly in a kernel function");
+  Operation *next = (*this)->getNextNode();
+  if (!next || !next->hasTrait<OpTrait::IsTerminator>())
+    return emitOpError("must be the last operation before the kernel returns "
+                       "(the consumer region runs to the end)");
+  if (getProducer().front().getOps<WarpSpecializeOp>().begin() !=
+          getProducer().front().getOps<WarpSpecializeOp>().end() ||
+      getConsumer().front().getOps<WarpSpecializeOp>().begin() !=
+          getConsumer().front().getOps<WarpSpecializeOp>().end())
+    return emitOpError("does not nest");
+  WalkResult walk = getProducer().walk([&](Operation *op) {
+    auto isTensor = [](Type type) { return isa<RankedTensorType>(type); };
+    if (llvm::any_of(op->getOperandTypes(), isTensor) ||
+        llvm::any_of(op->getResultTypes(), isTensor) ||
+        isa<BarrierOp, ZeroRowsOp, LocalAllocOp, MBarrierAllocOp, DotWaitOp,
+            AsyncCopyOp, AsyncWaitOp, StoreOp>(op)) {
+      op->emitOpError("cannot run in a producer partition: producers run "
+                      "scalar code, TMA copies and mbarrier operations only");
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return failure(walk.wasInterrupted());
+}

@@ -433,3 +433,62 @@ func.func @dot_wait_result(%p: !tile.pending<tensor<64x64xf32, #mma3>>) {
   %x = "tile.dot_wait"(%p) {pending = 0 : i32} : (!tile.pending<tensor<64x64xf32, #mma3>>) -> tensor<64x32xf32, #mma3>
   return
 }
+
+// -----
+
+// A warp split's producers run no tensor code.
+func.func @producer_tensor(%x: tensor<16xf32>) attributes {tile.kernel} {
+  tile.warp_specialize {producerWarps = 4 : i32, producerRegisters = 40 : i32, consumerRegisters = 232 : i32}
+  producer {
+    // expected-error @+1 {{'arith.addf' op cannot run in a producer partition}}
+    %y = arith.addf %x, %x : tensor<16xf32>
+  } consumer {
+  }
+  return
+}
+
+// -----
+
+func.func @producer_barrier() attributes {tile.kernel} {
+  tile.warp_specialize {producerWarps = 4 : i32, producerRegisters = 40 : i32, consumerRegisters = 232 : i32}
+  producer {
+    // expected-error @+1 {{'tile.barrier' op cannot run in a producer partition}}
+    tile.barrier
+  } consumer {
+  }
+  return
+}
+
+// -----
+
+func.func @not_last(%p: !tile.ptr<f32>, %v: f32) attributes {tile.kernel} {
+  // expected-error @+1 {{'tile.warp_specialize' op must be the last operation before the kernel returns}}
+  tile.warp_specialize {producerWarps = 4 : i32, producerRegisters = 40 : i32, consumerRegisters = 232 : i32}
+  producer {
+  } consumer {
+  }
+  tile.store %p, %v : !tile.ptr<f32>, f32
+  return
+}
+
+// -----
+
+func.func @partial_warpgroup() attributes {tile.kernel} {
+  // expected-error @+1 {{'tile.warp_specialize' op producer warps must be whole warpgroups (a multiple of 4), got 2}}
+  tile.warp_specialize {producerWarps = 2 : i32, producerRegisters = 40 : i32, consumerRegisters = 232 : i32}
+  producer {
+  } consumer {
+  }
+  return
+}
+
+// -----
+
+func.func @registers() attributes {tile.kernel} {
+  // expected-error @+1 {{'tile.warp_specialize' op register counts must be multiples of 8 in [24, 256], got 20 and 232}}
+  tile.warp_specialize {producerWarps = 4 : i32, producerRegisters = 20 : i32, consumerRegisters = 232 : i32}
+  producer {
+  } consumer {
+  }
+  return
+}

@@ -91,3 +91,22 @@ func.func @descriptors_and_tma(%d: !tile.tensordesc<bf16>, %i: i32, %p: i1) {
   tile.mbarrier_arrive %m[%i] : <2>
   return
 }
+
+// A warp split: producer and consumer regions, no terminators.
+// CHECK-LABEL: func.func @warp_split
+// CHECK: tile.warp_specialize {consumerRegisters = 232 : i32, producerRegisters = 40 : i32, producerWarps = 4 : i32} producer {
+// CHECK: tile.mbarrier_wait
+// CHECK: } consumer {
+// CHECK-NEXT: tile.mbarrier_arrive
+// CHECK-NEXT: {{^ *}}}
+// CHECK-NEXT: return
+func.func @warp_split(%i: i32) attributes {tile.kernel} {
+  %m = tile.mbarrier_alloc -> <2, arrivals = 4>
+  tile.warp_specialize {producerWarps = 4 : i32, producerRegisters = 40 : i32, consumerRegisters = 232 : i32}
+  producer {
+    tile.mbarrier_wait %m[%i], %i : <2, arrivals = 4>
+  } consumer {
+    tile.mbarrier_arrive %m[%i] {perWarp} : <2, arrivals = 4>
+  }
+  return
+}

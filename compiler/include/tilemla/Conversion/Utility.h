@@ -57,6 +57,19 @@ Value scalarConstant(OpBuilder &builder, Location loc, Type type,
 /// Lane and warp index of the executing thread.
 std::pair<Value, Value> getLaneAndWarp(OpBuilder &builder, Location loc);
 
+/// The threads one side of a tile.warp_specialize runs on:
+/// [first, first + threads). Consumers are the program's tile.num_warps
+/// warps from thread 0; producers follow them.
+struct WarpPartition {
+  int64_t first, threads;
+};
+WarpPartition getPartitionThreads(WarpSpecializeOp split, bool producer);
+/// Warps per program as laid out (the module's tile.num_warps, else 4).
+int64_t getProgramWarps(Operation *op);
+/// True in the first thread of the warps that run the code at the builder's
+/// insertion point: thread 0, or a warp split's first producer thread.
+Value isPartitionLeader(OpBuilder &builder, Location loc);
+
 //===--------------------------------------------------------------------===//
 // Layouts: which thread holds which element
 //===--------------------------------------------------------------------===//
@@ -216,6 +229,9 @@ void populateTmaOpToLLVMPatterns(TileLLVMTypeConverter &converter,
                                  RewritePatternSet &patterns);
 /// Scalar math (exp, log, ...) on NVPTX's approximate special functions;
 /// f32 division as div.full.f32.
+/// tile.warp_specialize as a branch between its regions (run with the
+/// structured control flow lowering, after the regions' ops are lowered).
+void populateWarpSpecializeOpToLLVMPatterns(RewritePatternSet &patterns);
 void populateMathToNVVMPatterns(LLVMTypeConverter &converter,
                                 RewritePatternSet &patterns);
 } // namespace mlir::tile

@@ -64,6 +64,10 @@ bool isWarpgroupDot(Operation *op);
 /// registers other instructions read or write while a group of the previous
 /// trip runs (a rescale, a zero fill).
 SmallVector<std::pair<DotOp, unsigned>> getLoopCarriedDots(scf::ForOp loop);
+/// The warp partition code in `block` runs on: the enclosing
+/// tile.warp_specialize and whether `block` is in its producer region; a
+/// null op when every warp of the program runs it.
+std::pair<WarpSpecializeOp, bool> getWarpPartition(Block *block);
 /// The tensor-core accumulator layout for `op` with `numWarps` warps, or null
 /// when the dot does not fit the instruction. With `warpgroups` (sm_90a) a
 /// dot that fits wgmma gets the version-3 layout.

@@ -286,6 +286,31 @@ def Tile_AsyncWaitOp : Tile_Op<"async_wait", [
   let assemblyFormat = "$pending (`async_proxy` $async_proxy^)? attr-dict";
 }
 
+def Tile_WarpSpecializeOp : Tile_Op<"warp_specialize", [
+    SingleBlock, NoTerminator, RecursiveMemoryEffects]> {
+  let summary = "split the program into producer and consumer warps";
+  let description = [{
+    The program's `tile.num_warps` warps run `consumer`; `producerWarps`
+    more warps (a whole warpgroup, numbered after them) run `producer`.
+    Each side first sets its registers per thread (`setmaxnreg`): the
+    producer gives up registers the consumers take. The consumer region
+    runs to the end of the kernel (the op is the last before the return);
+    values flow into both regions from above, never between them: the
+    regions talk through shared memory and mbarriers.
+
+    Consumers keep warp numbers 0..num_warps-1, so layouts and lowerings
+    are unchanged; their CTA barriers become a named barrier over the
+    consumer threads. Producers run only scalar code, TMA copies and
+    mbarrier operations (no tensors, no CTA barriers), and their first
+    thread issues the copies.
+  }];
+  let arguments = (ins ConfinedAttr<I32Attr, [IntPositive]>:$producerWarps,
+                       I32Attr:$producerRegisters, I32Attr:$consumerRegisters);
+  let regions = (region SizedRegion<1>:$producer, SizedRegion<1>:$consumer);
+  let assemblyFormat = "attr-dict `producer` $producer `consumer` $consumer";
+  let hasVerifier = 1;
+}
+
 def Tile_BarrierOp : Tile_Op<"barrier", [MemoryEffects<[MemRead, MemWrite]>]> {
   let summary = "all threads of the program reach this point";
   let description = [{
