@@ -177,6 +177,11 @@ SmallVector<SharedSlot> writesOf(Operation *op) {
     slots.push_back(bufferSlot(zero.getBuffer(), zero.getStage()));
   else if (auto alloc = dyn_cast<LocalAllocOp>(op))
     slots.push_back({SharedSlot::Buffer, alloc.getResult()});
+  else if (auto release = dyn_cast<MBarrierArriveOp>(op);
+           release && !release.getReleases().empty())
+    // The stage is rewritten by whoever waits for this arrival.
+    for (Value buffer : release.getReleases())
+      slots.push_back(bufferSlot(buffer, release.getIndex()));
   if (getScratchBytes(op) > 0)
     slots.push_back({SharedSlot::Scratch});
   if (auto dot = dyn_cast<DotOp>(op);

@@ -144,14 +144,18 @@ struct MBarrierArriveOpConversion : OpConversionPattern<MBarrierArriveOp> {
     Location loc = op.getLoc();
     Value barrier =
         barrierAt(rewriter, loc, adaptor.getBarriers(), adaptor.getIndex());
-    OpBuilder b = rewriter;
+    Value arrives = adaptor.getPred();
     if (op.getPerWarp()) {
       Value firstLane = LLVM::ICmpOp::create(
           rewriter, loc, LLVM::ICmpPredicate::eq,
           getLaneAndWarp(rewriter, loc).first, i32Constant(rewriter, loc, 0));
-      b = scf::IfOp::create(rewriter, loc, firstLane, /*else=*/false)
-              .getThenBodyBuilder();
+      arrives = arrives ? LLVM::AndOp::create(rewriter, loc, arrives, firstLane)
+                        : firstLane;
     }
+    OpBuilder b = rewriter;
+    if (arrives)
+      b = scf::IfOp::create(rewriter, loc, arrives, /*else=*/false)
+              .getThenBodyBuilder();
     NVVM::MBarrierArriveOp::create(b, loc, Type(), barrier, Value());
     rewriter.eraseOp(op);
     return success();

@@ -360,6 +360,9 @@ bool runPipeline(const SourceFile &file, const CompileOptions &options,
     kernel->ptx = std::move(*ptx);
     kernel->target = options.target;
     kernel->numWarps = numWarps;
+    if (auto producers = (*module)->getAttrOfType<IntegerAttr>(
+            tile::TileDialect::ProducerWarpsAttrHelper::getNameStr()))
+      kernel->producerWarps = unsigned(producers.getInt());
     if (auto shared = (*module)->getAttrOfType<IntegerAttr>(
             tile::TileDialect::SharedAttrHelper::getNameStr()))
       kernel->sharedBytes = shared.getInt();

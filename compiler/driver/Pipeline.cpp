@@ -51,6 +51,7 @@ void buildTileGPUPipeline(OpPassManager &pm, unsigned numWarps,
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addPass(tile::createTilePipelineLoops());
+  pm.addPass(tile::createTileWarpSpecialize());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }

@@ -123,6 +123,10 @@ public:
       line(ind + 1) << "NumWarps\n";
       dump(*f.numWarps, ind + 2);
     }
+    if (f.warpSpecialize) {
+      line(ind + 1) << "WarpSpecialize\n";
+      dump(*f.warpSpecialize, ind + 2);
+    }
     dump(f.body, ind + 1);
   }
 

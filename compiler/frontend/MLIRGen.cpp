@@ -298,6 +298,12 @@ LogicalResult MLIRGenImpl::genKernel(const FunctionAST &fn,
                         builder.getI32IntegerAttr(int32_t(*warps)));
     }
   }
+  if (fn.warpSpecialize) {
+    FailureOr<int64_t> on = genConstInt(*fn.warpSpecialize, "warp_specialize");
+    if (succeeded(on) && *on)
+      module->setAttr(tile::TileDialect::WarpSpecializeAttrHelper::getNameStr(),
+                      builder.getUnitAttr());
+  }
 
   builder.setInsertionPointToStart(entry);
   finalStmt = fn.body.stmts.empty() ? nullptr : fn.body.stmts.back().get();

@@ -195,19 +195,23 @@ bool Parser::parseKernelAttributes(FunctionAST &fn) {
       return false;
     }
     Token name = consume();
-    if (name.text != "num_warps") {
+    ExprPtr *slot = name.text == "num_warps"         ? &fn.numWarps
+                    : name.text == "warp_specialize" ? &fn.warpSpecialize
+                                                     : nullptr;
+    if (!slot) {
       diags.error(name.loc, "unknown kernel attribute '" + name.text.str() +
-                                "' (expected 'num_warps')");
+                                "' (expected 'num_warps' or "
+                                "'warp_specialize')");
       return false;
     }
-    if (fn.numWarps) {
-      diags.error(name.loc, "'num_warps' is given twice");
+    if (*slot) {
+      diags.error(name.loc, "'" + name.text.str() + "' is given twice");
       return false;
     }
     if (!expect(Tok::Assign, "after the attribute name"))
       return false;
-    fn.numWarps = parseExpr();
-    if (!fn.numWarps)
+    *slot = parseExpr();
+    if (!*slot)
       return false;
   } while (consumeIf(Tok::Comma));
   return true;

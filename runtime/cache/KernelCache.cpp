@@ -66,6 +66,7 @@ Artifact compile(const CompileRequest &request, const std::string &key) {
   artifact.name = kernel->name;
   artifact.target = kernel->target;
   artifact.numWarps = kernel->numWarps;
+  artifact.producerWarps = kernel->producerWarps;
   artifact.sharedBytes = kernel->sharedBytes;
   artifact.params = kernel->params;
   if (auto assembled = cuda::assembleCubin(kernel->ptx, kernel->target.name(),
@@ -256,6 +257,7 @@ std::optional<Artifact> loadFromDisk(const fs::path &root,
     return std::nullopt;
   artifact.target = *target;
   artifact.numWarps = meta->getInteger("num_warps").value_or(0);
+  artifact.producerWarps = meta->getInteger("producer_warps").value_or(0);
   artifact.sharedBytes = meta->getInteger("shared_bytes").value_or(0);
   artifact.assemblerLog = text("assembler_log");
   const llvm::json::Array *params = meta->getArray("params");
@@ -294,6 +296,7 @@ void storeToDisk(const fs::path &root, const Artifact &artifact) {
       {"arch", artifact.target.name()},
       {"ptx_version", int64_t(artifact.target.ptxVersion())},
       {"num_warps", int64_t(artifact.numWarps)},
+      {"producer_warps", int64_t(artifact.producerWarps)},
       {"shared_bytes", int64_t(artifact.sharedBytes)},
       {"params", std::move(params)},
       {"ptx_sha256", sha256Hex(artifact.ptx)},

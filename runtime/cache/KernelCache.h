@@ -46,8 +46,11 @@ struct Artifact {
   std::string cubin;        ///< empty when nvJitLink is unavailable
   std::string assemblerLog; ///< nvJitLink's remarks on the cubin
   unsigned numWarps = 4;
+  unsigned producerWarps = 0; ///< TMA-issuing warps after the program's
   unsigned sharedBytes = 0;
   std::vector<KernelParam> params; ///< the runtime signature, launch order
+
+  unsigned threadsPerProgram() const { return (numWarps + producerWarps) * 32; }
 };
 
 std::string computeCacheKey(const CompileRequest &request);

@@ -364,7 +364,7 @@ void Kernel::launch(Dim3 grid, const std::vector<KernelArg> &args,
     CUlaunchConfig config = {grid[0],
                              grid[1],
                              grid[2],
-                             artifact.numWarps * 32,
+                             artifact.threadsPerProgram(),
                              1,
                              1,
                              artifact.sharedBytes,
@@ -378,8 +378,9 @@ void Kernel::launch(Dim3 grid, const std::vector<KernelArg> &args,
     return;
   }
   CUresult result = driver().cuLaunchKernel(
-      loaded.function, grid[0], grid[1], grid[2], artifact.numWarps * 32, 1, 1,
-      artifact.sharedBytes, static_cast<CUstream>(stream), params, nullptr);
+      loaded.function, grid[0], grid[1], grid[2], artifact.threadsPerProgram(),
+      1, 1, artifact.sharedBytes, static_cast<CUstream>(stream), params,
+      nullptr);
   if (result != CUDA_SUCCESS)
     check(result, "cuLaunchKernel", "kernel " + artifact.name);
 }
@@ -390,8 +391,16 @@ KernelInfo Kernel::info() const {
   std::vector<std::string> params;
   for (const KernelParam &param : artifact.params)
     params.push_back(toString(param));
-  return {artifact.name,           artifact.target.name(), artifact.key,
-          artifact.numWarps,       artifact.sharedBytes,   std::move(params),
-          !artifact.cubin.empty(), artifact.assemblerLog};
+  KernelInfo info;
+  info.name = artifact.name;
+  info.arch = artifact.target.name();
+  info.cacheKey = artifact.key;
+  info.numWarps = artifact.numWarps;
+  info.producerWarps = artifact.producerWarps;
+  info.sharedBytes = artifact.sharedBytes;
+  info.params = std::move(params);
+  info.hasCubin = !artifact.cubin.empty();
+  info.assemblerLog = artifact.assemblerLog;
+  return info;
 }
 } // namespace tilemla

@@ -226,17 +226,32 @@ class MatmulDescTest : public GpuTest,
 /// through pointers. The reference sums k < min(K, k_end) in fp64; inputs
 /// are exact, so only the f32 accumulation rounds (checked at 1e-5). The
 /// first tiling is the kernel's default (128 x 256 x 64, 3 stages, and the
-/// 8 warps it declares).
+/// 8 warps it declares); two 128-row tilings also run warp-specialized (a
+/// producer warpgroup issues the TMA copies: 4 more warps on sm_90a).
 TEST_P(MatmulDescTest, MatchesReference) {
   DType type = GetParam();
   struct Shape {
     int m, n, k, kEnd;
   };
-  for (Tiling t : {Tiling{128, 256, 64, 3, 0}, Tiling{128, 128, 64, 3, 8},
-                   Tiling{64, 64, 64, 2, 4}, Tiling{64, 128, 32, 2, 8},
-                   Tiling{32, 32, 32, 2, 4}, Tiling{64, 64, 64, 1, 4}}) {
-    std::string what = t.describe();
-    Kernel kernel = t.compile("examples/matmul_desc", type);
+  struct Variant {
+    Tiling tiling;
+    bool warpSpecialize;
+  };
+  for (auto [t, warpSpecialize] :
+       {Variant{{128, 256, 64, 3, 0}, false},
+        Variant{{128, 256, 64, 3, 0}, true},
+        Variant{{128, 128, 64, 3, 8}, false},
+        Variant{{128, 128, 64, 4, 8}, true}, Variant{{64, 64, 64, 2, 4}, false},
+        Variant{{64, 128, 32, 2, 8}, false}, Variant{{32, 32, 32, 2, 4}, false},
+        Variant{{64, 64, 64, 1, 4}, false}}) {
+    std::string what =
+        t.describe() + (warpSpecialize ? " warp-specialized" : "");
+    Kernel kernel =
+        t.compile("examples/matmul_desc", type,
+                  {{"WARP_SPECIALIZE", warpSpecialize ? "1" : "0"}});
+    if (warpSpecialize && !isInterpreterMode() &&
+        kernel.info().arch == "sm_90a")
+      EXPECT_EQ(kernel.info().producerWarps, 4u) << what;
     for (Shape s : {Shape{64, 64, 64, 64}, Shape{300, 200, 264, 200},
                     Shape{130, 72, 96, 1000}, Shape{1, 8, 8, 8}}) {
       const int padA = s.k + 8, padB = s.n + 16; // row strides, elements

@@ -107,6 +107,9 @@ struct KernelInfo {
   std::string arch;
   std::string cacheKey;
   unsigned numWarps = 4;
+  /// Warps that only issue TMA copies (warp specialization), launched
+  /// after the numWarps warps.
+  unsigned producerWarps = 0;
   unsigned sharedBytes = 0;
   /// "*bf16", "i32", "f32", "desc<bf16>", "desc<bf16>:tma=64x64:swizzle=128"
   std::vector<std::string> params;

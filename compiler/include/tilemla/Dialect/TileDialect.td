@@ -39,6 +39,11 @@ def Tile_Dialect : Dialect {
     // On the module: warps per program (the kernel's `with num_warps`,
     // from the frontend; then what tile-assign-layouts lays out for).
     "::mlir::IntegerAttr":$num_warps,
+    // On the module: the kernel asks for warp-specialized TMA loops (`with
+    // warp_specialize = True`), and the producer warps tile-warp-specialize
+    // added to each program.
+    "::mlir::UnitAttr":$warp_specialize,
+    "::mlir::IntegerAttr":$producer_warps,
     // On the module: dynamic shared memory per program, in bytes, and the
     // offset where tensor-core dots stage their b operand (set by
     // tile-allocate-shared).

@@ -385,18 +385,25 @@ def Tile_MBarrierWaitOp : Tile_Op<"mbarrier_wait", [
 }
 
 def Tile_MBarrierArriveOp : Tile_Op<"mbarrier_arrive", [
-    MemoryEffects<[MemRead, MemWrite]>]> {
+    AttrSizedOperandSegments, MemoryEffects<[MemRead, MemWrite]>]> {
   let summary = "arrive on barrier `index`: once per warp, or once per thread";
   let description = [{
     With `perWarp`, the first lane of each warp that runs it arrives (the
-    barrier's `arrivals` counts warps); otherwise every thread does. The
-    arrival releases what the arriving threads did before it (e.g. their
-    wgmma reads of a stage) to threads that wait for the phase.
+    barrier's `arrivals` counts warps); otherwise every thread does; with
+    `if`, only where `pred` holds. The arrival releases what the arriving
+    threads did before it (e.g. their wgmma reads of a stage) to threads
+    that wait for the phase. `releases` names the buffers whose stage
+    `index` the waiters may then overwrite: wgmma groups still reading it
+    must be done first (tile-place-dot-waits waits for them, and only them).
   }];
   let arguments = (ins Tile_MBarrierType:$barriers, I32:$index,
+                       Optional<I1>:$pred,
+                       Variadic<Tile_SharedBufferType>:$releases,
                        UnitAttr:$perWarp);
   let assemblyFormat = [{
-    $barriers `[` $index `]` attr-dict `:` type($barriers)
+    $barriers `[` $index `]` (`if` $pred^)?
+      (`releases` $releases^ `:` type($releases))? attr-dict
+      `:` type($barriers)
   }];
 }
 

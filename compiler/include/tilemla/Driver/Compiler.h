@@ -107,6 +107,9 @@ struct CompiledKernel {
   GpuTarget target;
   std::string ptx;
   unsigned numWarps = 4;
+  /// Warps added for TMA copies (tile-warp-specialize); a launch runs
+  /// (numWarps + producerWarps) * 32 threads per program.
+  unsigned producerWarps = 0;
   unsigned sharedBytes = 0; ///< dynamic shared memory a launch must request
   std::vector<KernelParam> params;
 };

@@ -416,6 +416,9 @@ struct FunctionAST {
   /// Kernels: `with num_warps = EXPR` after the parameters, the warps per
   /// program when the caller does not choose (EXPR may use constexprs).
   ExprPtr numWarps;
+  /// Kernels: `with warp_specialize = EXPR` (a constexpr bool): TMA loops
+  /// get a producer warpgroup.
+  ExprPtr warpSpecialize;
   BlockAST body;
 };
 

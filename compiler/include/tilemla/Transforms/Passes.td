@@ -89,6 +89,30 @@ def TilePipelineLoops : Pass<"tile-pipeline-loops", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::arith::ArithDialect"];
 }
 
+def TileWarpSpecialize : Pass<"tile-warp-specialize", "mlir::ModuleOp"> {
+  let summary = "Give a pipelined TMA loop's copies to a producer warpgroup";
+  let description = [{
+    In a module marked `tile.warp_specialize` (`with warp_specialize = True`
+    on the kernel), a loop tile-pipeline-loops streams with TMA, directly in
+    the kernel's body, becomes a `tile.warp_specialize`:
+    - the producer region runs the loop's trips itself: for trip i it waits
+      until stage i mod S is free (an `empty` mbarrier per stage, phase
+      parity ((i / S) & 1) ^ 1, so the first round passes) and issues the
+      trip's copies, their coordinates cloned from the refill copies with
+      the trip's own induction value;
+    - the consumer region holds the loop without its refill barrier and
+      copies, and everything after it; after its dots a trip releases the
+      previous trip's stage (`tile.mbarrier_arrive ... releases`, one
+      arrival per consumer warp), so the current group stays in flight;
+    - the prologue copies go: the producer's first trips are theirs.
+    The module gets `tile.producer_warps`. A loop whose copies depend on a
+    loop-carried value or on memory it writes, or that is nested, is left
+    as it is.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::scf::SCFDialect"];
+}
+
 def TileLowerDescriptorLoads : Pass<"tile-lower-descriptor-loads",
                                     "mlir::ModuleOp"> {
   let summary = "Turn descriptor loads TMA will not serve into pointer loads";
