@@ -110,9 +110,22 @@ struct WarpSpecializePass
   }
 
 private:
+  /// Code before the split runs on the producer warps too, and layouts
+  /// span the consumer warps only: no tensor may be computed there (a
+  /// constant is registers, not code).
+  static bool onlyScalarsBefore(scf::ForOp loop) {
+    auto isTensor = [](Type type) { return isa<RankedTensorType>(type); };
+    for (Operation *op = loop->getPrevNode(); op; op = op->getPrevNode())
+      if (!isa<arith::ConstantOp>(op) &&
+          (llvm::any_of(op->getOperandTypes(), isTensor) ||
+           llvm::any_of(op->getResultTypes(), isTensor)))
+        return false;
+    return true;
+  }
+
   LogicalResult specialize(scf::ForOp loop, int64_t consumerWarps) {
     SmallVector<TmaCopyOp> refills(loop.getBody()->getOps<TmaCopyOp>());
-    if (refills.empty())
+    if (refills.empty() || !onlyScalarsBefore(loop))
       return failure();
     // The refill barrier: the last barrier before the first refill copy.
     BarrierOp refillBarrier;

@@ -106,8 +106,9 @@ def TileWarpSpecialize : Pass<"tile-warp-specialize", "mlir::ModuleOp"> {
       arrival per consumer warp), so the current group stays in flight;
     - the prologue copies go: the producer's first trips are theirs.
     The module gets `tile.producer_warps`. A loop whose copies depend on a
-    loop-carried value or on memory it writes, or that is nested, is left
-    as it is.
+    loop-carried value or on memory it writes, that is nested, or that
+    follows tensor code (which would run on the producer warps too, outside
+    the layouts) is left as it is.
   }];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::scf::SCFDialect"];
