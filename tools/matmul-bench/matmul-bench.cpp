@@ -52,11 +52,12 @@ struct Shape {
 
 struct Tiling {
   int m = 128, n = 256, k = 64, stages = 3; ///< the kernel's defaults
-  unsigned warps = 8; ///< what the kernel declares for them
+  unsigned warps = 8;          ///< what the kernel declares for them
+  bool warpSpecialize = false; ///< ":ws": a producer warpgroup for TMA
   std::string label() const {
     return std::to_string(m) + "x" + std::to_string(n) + "x" +
            std::to_string(k) + ":" + std::to_string(stages) + ":" +
-           std::to_string(warps);
+           std::to_string(warps) + (warpSpecialize ? ":ws" : "");
   }
 };
 
@@ -103,9 +104,12 @@ struct ShapeResult {
       "  --shape   M x N x K, C[M, N] = A[M, K] @ B[K, N], bf16 row-major\n"
       "            (default 4096x4096x4096,8192x8192x8192,128x8192x8192,\n"
       "            4096x4096x1024)\n"
-      "  --tiling  matmul_desc's BLOCK_M x BLOCK_N x BLOCK_K : STAGES : warps\n"
-      "            (default 128x256x64:3:8, the kernel's defaults, and\n"
-      "            128x128x64:3:8; for M <= 128 also 128x64x64:4:8)\n"
+      "  --tiling  matmul_desc's BLOCK_M x BLOCK_N x BLOCK_K : STAGES : "
+      "warps,\n"
+      "            and ':ws' for a producer warpgroup issuing the TMA copies\n"
+      "            (default 128x256x64:3:8, the kernel's defaults, the same\n"
+      "            with :ws, and 128x128x64:3:8; for M <= 128 also\n"
+      "            128x64x64:4:8)\n"
       "  --runs    timed calls (default 50; fewer, at least 10, when one\n"
       "            call is long), --warmup calls before (default 5)\n"
       "  --flush-mib  L2 flush buffer (default 256)\n"
@@ -175,9 +179,14 @@ Options parseOptions(int argc, char **argv) {
     else if (arg == "--tiling" || arg == "--tilings")
       o.tilings =
           parseList<Tiling>(arg, value, [](const std::string &t, Tiling &x) {
+            std::string body = t;
+            x.warpSpecialize =
+                body.size() > 3 && body.compare(body.size() - 3, 3, ":ws") == 0;
+            if (x.warpSpecialize)
+              body.resize(body.size() - 3);
             char end = 0;
-            return std::sscanf(t.c_str(), "%dx%dx%d:%d:%u%c", &x.m, &x.n, &x.k,
-                               &x.stages, &x.warps, &end) == 5 &&
+            return std::sscanf(body.c_str(), "%dx%dx%d:%d:%u%c", &x.m, &x.n,
+                               &x.k, &x.stages, &x.warps, &end) == 5 &&
                    x.m > 0 && x.n > 0 && x.k > 0 && x.stages > 0 && x.warps > 0;
           });
     else if (arg == "--runs")
@@ -203,7 +212,8 @@ Options parseOptions(int argc, char **argv) {
 std::vector<Tiling> tilingsFor(const Shape &s, const Options &o) {
   if (!o.tilings.empty())
     return o.tilings;
-  std::vector<Tiling> out{Tiling{}, Tiling{128, 128, 64, 3, 8}};
+  std::vector<Tiling> out{Tiling{}, Tiling{128, 256, 64, 3, 8, true},
+                          Tiling{128, 128, 64, 3, 8}};
   if (s.M <= 128) // skinny: more programs along N
     out.push_back(Tiling{128, 64, 64, 4, 8});
   return out;
@@ -271,14 +281,16 @@ struct HostReference {
 //===----------------------------------------------------------------------===//
 
 Kernel compileTiling(const Tiling &t) {
-  return Kernel::fromEmbedded("examples/matmul_desc",
-                              {{"T", "bf16"},
-                               {"OUT", "bf16"},
-                               {"BLOCK_M", std::to_string(t.m)},
-                               {"BLOCK_N", std::to_string(t.n)},
-                               {"BLOCK_K", std::to_string(t.k)},
-                               {"STAGES", std::to_string(t.stages)}},
-                              {t.warps, ""});
+  return Kernel::fromEmbedded(
+      "examples/matmul_desc",
+      {{"T", "bf16"},
+       {"OUT", "bf16"},
+       {"BLOCK_M", std::to_string(t.m)},
+       {"BLOCK_N", std::to_string(t.n)},
+       {"BLOCK_K", std::to_string(t.k)},
+       {"STAGES", std::to_string(t.stages)},
+       {"WARP_SPECIALIZE", t.warpSpecialize ? "1" : "0"}},
+      {t.warps, ""});
 }
 
 ShapeResult runShape(const Shape &s, const Options &o, GpuTimer &timer,
@@ -433,7 +445,9 @@ void writeJson(std::ostream &out, const Options &o, const Report &r) {
       out << (first ? "\n" : ",\n") << "    {" << shape
           << ", \"block_m\": " << t.m << ", \"block_n\": " << t.n
           << ", \"block_k\": " << t.k << ", \"stages\": " << t.stages
-          << ", \"warps\": " << t.warps << theirs;
+          << ", \"warps\": " << t.warps
+          << ", \"warp_specialize\": " << (t.warpSpecialize ? "true" : "false")
+          << theirs;
       first = false;
       if (!x.error.empty()) {
         out << ", \"error\": " << jsonString(x.error) << "}";
