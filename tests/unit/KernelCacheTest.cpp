@@ -310,6 +310,28 @@ TEST_F(KernelCacheTest, KernelDeclaredWarpsAreTheDefault) {
   EXPECT_EQ(getArtifact(plain)->numWarps, 4u);
 }
 
+/// A warp-specialized kernel launches its producer warps too: the count
+/// comes from the compile and survives the disk cache.
+TEST_F(KernelCacheTest, ProducerWarpsSurviveTheDisk) {
+  std::ifstream source(TILEMLA_SOURCE_DIR "/kernels/examples/matmul_desc.tile");
+  ASSERT_TRUE(source.good());
+  CompileRequest split =
+      request(std::string(std::istreambuf_iterator<char>(source), {}));
+  split.constexprs = {{"WARP_SPECIALIZE", "1"}};
+  split.numWarps = 0;
+  std::shared_ptr<const Artifact> compiled = getArtifact(split);
+  EXPECT_EQ(compiled->numWarps, 8u);
+  EXPECT_EQ(compiled->producerWarps, 4u);
+  EXPECT_EQ(compiled->threadsPerProgram(), 384u);
+  clearMemoryCache();
+  unsigned compiles = cacheStats().compiles;
+  std::shared_ptr<const Artifact> reloaded = getArtifact(split);
+  EXPECT_EQ(cacheStats().compiles, compiles);
+  EXPECT_EQ(reloaded->producerWarps, 4u);
+  split.constexprs.clear();
+  EXPECT_EQ(getArtifact(split)->producerWarps, 0u);
+}
+
 TEST_F(KernelCacheTest, CacheOffWritesNothing) {
   setenv("TILEMLA_CACHE", "off", 1);
   auto artifact = getArtifact(request());
