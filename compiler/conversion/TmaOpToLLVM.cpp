@@ -2,10 +2,12 @@
 //
 // A `!tile.tensordesc` is the address of its by-value kernel parameter
 // (`kTensorDescBytes` bytes: the tensor map, then base, rows, cols and row
-// stride). One thread of the program initializes the mbarriers, announces
-// each stage's bytes and issues the TMA copies, one per swizzle panel of the
-// box; every thread waits on the barrier's phase parity itself, so a landed
-// stage needs no CTA barrier unless rows are zeroed.
+// stride). One thread initializes the mbarriers, announces each stage's
+// bytes and issues the TMA copies, one per swizzle panel of the box: thread
+// 0, or after a warp split the producers' first thread. Every thread waits
+// on the barrier's phase parity itself, so a landed stage needs no CTA
+// barrier unless rows are zeroed; tile.mbarrier_arrive counts the threads
+// or warps that release a stage to its next writer.
 //
 //===----------------------------------------------------------------------===//
 #include "tilemla/Conversion/Utility.h"
