@@ -176,9 +176,7 @@ struct ZeroRowsOpConversion : TargetPattern<ZeroRowsOp> {
     SharedBufferType type = op.getBuffer().getType();
     if (!type.getSwizzle())
       return op.emitOpError("zeroes rows of swizzled buffers only");
-    auto warps = op->getParentOfType<ModuleOp>()->getAttrOfType<IntegerAttr>(
-        TileDialect::NumWarpsAttrHelper::getNameStr());
-    int64_t threads = (warps ? warps.getInt() : 4) * kWarpSize;
+    int64_t threads = getProgramWarps(op) * kWarpSize;
     int64_t rows = type.getRows();
     int64_t rowChunks = type.getSwizzle() / 16;
     int64_t chunks = rows * type.getCols() *

@@ -370,10 +370,10 @@ LogicalResult WarpSpecializeOp::verify() {
   if (!next || !next->hasTrait<OpTrait::IsTerminator>())
     return emitOpError("must be the last operation before the kernel returns "
                        "(the consumer region runs to the end)");
-  if (getProducer().front().getOps<WarpSpecializeOp>().begin() !=
-          getProducer().front().getOps<WarpSpecializeOp>().end() ||
-      getConsumer().front().getOps<WarpSpecializeOp>().begin() !=
-          getConsumer().front().getOps<WarpSpecializeOp>().end())
+  bool nested = false;
+  for (Region *region : getRegions())
+    region->walk([&](WarpSpecializeOp) { nested = true; });
+  if (nested)
     return emitOpError("does not nest");
   WalkResult walk = getProducer().walk([&](Operation *op) {
     auto isTensor = [](Type type) { return isa<RankedTensorType>(type); };
