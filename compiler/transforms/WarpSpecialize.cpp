@@ -40,16 +40,63 @@ int32_t consumerRegisters(int64_t consumerWarps) {
   return int32_t(std::min<int64_t>(perThread, 240));
 }
 
-/// The ops of `loop`'s body that `roots` need, in body order: everything
-/// their operands are computed from inside the body. Fails when that
-/// includes a loop-carried value or an op with effects other than a scalar
-/// load (the producer replays the computation on its own).
-FailureOr<SmallVector<Operation *>> copySlice(scf::ForOp loop,
-                                              ArrayRef<TmaCopyOp> roots) {
-  llvm::SetVector<Operation *> needed;
-  SmallVector<Value> worklist;
-  for (TmaCopyOp copy : roots)
-    llvm::append_range(worklist, copy->getOperands());
+/// Whether `op` may be replayed by the producer: scalar, no regions, and
+/// either free of memory effects or a scalar load (a page-table entry).
+bool isReplayable(Operation *op) {
+  bool scalarLoad =
+      isa<LoadOp>(op) && !isa<RankedTensorType>(op->getResult(0).getType());
+  auto isTensor = [](Type type) { return isa<RankedTensorType>(type); };
+  return op->getNumRegions() == 0 && (isMemoryEffectFree(op) || scalarLoad) &&
+         llvm::none_of(op->getOperandTypes(), isTensor) &&
+         llvm::none_of(op->getResultTypes(), isTensor);
+}
+
+/// Buffers and barriers both partitions use: made before the split.
+bool isHoistedAllocation(Operation *op) {
+  return isa<MBarrierAllocOp>(op) ||
+         (isa<LocalAllocOp>(op) && op->getNumOperands() == 0);
+}
+
+/// Erases what computed `values` (page-table loads, coordinates) where
+/// nothing else uses it any more.
+void eraseDeadScalars(ArrayRef<Value> values) {
+  SmallVector<Operation *> worklist;
+  for (Value value : values)
+    if (Operation *def = value.getDefiningOp())
+      worklist.push_back(def);
+  // An op may be listed more than once; erased ones are skipped by
+  // identity (nothing is created meanwhile).
+  llvm::SmallPtrSet<Operation *, 16> erased;
+  while (!worklist.empty()) {
+    Operation *def = worklist.pop_back_val();
+    if (erased.contains(def) || !def->use_empty() || !isReplayable(def))
+      continue;
+    for (Value operand : def->getOperands())
+      if (Operation *producer = operand.getDefiningOp())
+        worklist.push_back(producer);
+    erased.insert(def);
+    def->erase();
+  }
+}
+
+/// What the producer replays: per block from the split down to the loop's
+/// body (outermost first), the ops of that block the roots are computed
+/// from, in block order. Values defined above the split flow in.
+struct ProducerSlice {
+  SmallVector<Block *> blocks; // the enclosing scf.if bodies, then the body
+  DenseMap<Block *, SmallVector<Operation *>> ops;
+};
+
+/// The slice of `roots` (the refill copies' operands, the loop's bounds and
+/// the enclosing conditions) within `blocks`. Fails on a loop-carried value
+/// or an op the producer cannot replay.
+FailureOr<ProducerSlice> producerSlice(scf::ForOp loop,
+                                       ArrayRef<Block *> blocks,
+                                       SmallVector<Value> worklist) {
+  ProducerSlice slice;
+  slice.blocks.assign(blocks.begin(), blocks.end());
+  llvm::SmallPtrSet<Block *, 4> inSplit(blocks.begin(), blocks.end());
+  llvm::SmallPtrSet<Operation *, 16> needed;
   while (!worklist.empty()) {
     Value value = worklist.pop_back_val();
     if (auto arg = dyn_cast<BlockArgument>(value)) {
@@ -58,19 +105,19 @@ FailureOr<SmallVector<Operation *>> copySlice(scf::ForOp loop,
       continue;
     }
     Operation *def = value.getDefiningOp();
-    if (def->getBlock() != loop.getBody() || needed.contains(def))
+    if (!inSplit.contains(def->getBlock()) || needed.contains(def) ||
+        isHoistedAllocation(def))
       continue;
-    bool scalarLoad =
-        isa<LoadOp>(def) && !isa<RankedTensorType>(def->getResult(0).getType());
-    if (def->getNumRegions() || (!isMemoryEffectFree(def) && !scalarLoad))
+    if (!isReplayable(def))
       return failure();
     needed.insert(def);
+    slice.ops[def->getBlock()].push_back(def);
     llvm::append_range(worklist, def->getOperands());
   }
-  SmallVector<Operation *> ordered(needed.begin(), needed.end());
-  llvm::sort(ordered,
-             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
-  return ordered;
+  for (auto &[block, ops] : slice.ops)
+    llvm::sort(
+        ops, [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  return slice;
 }
 
 /// (iv - lb) / step: the trip index.
@@ -97,7 +144,13 @@ struct WarpSpecializePass
       if (func.isExternal() ||
           !func->hasAttr(TileDialect::KernelAttrHelper::getNameStr()))
         return;
-      for (auto loop : func.getBody().front().getOps<scf::ForOp>())
+      // Outermost loops, at the top level or under top-level scf.ifs.
+      SmallVector<scf::ForOp> loops;
+      func.walk([&](scf::ForOp loop) {
+        if (!loop->getParentOfType<scf::ForOp>())
+          loops.push_back(loop);
+      });
+      for (scf::ForOp loop : loops)
         if (succeeded(specialize(loop, consumerWarps))) {
           split = true;
           break; // the consumer region runs to the end: one split per kernel
@@ -113,9 +166,9 @@ private:
   /// Code before the split runs on the producer warps too, and layouts
   /// span the consumer warps only: no tensor may be computed there (a
   /// constant is registers, not code).
-  static bool onlyScalarsBefore(scf::ForOp loop) {
+  static bool onlyScalarsBefore(Operation *split) {
     auto isTensor = [](Type type) { return isa<RankedTensorType>(type); };
-    for (Operation *op = loop->getPrevNode(); op; op = op->getPrevNode())
+    for (Operation *op = split->getPrevNode(); op; op = op->getPrevNode())
       if (!isa<arith::ConstantOp>(op) &&
           (llvm::any_of(op->getOperandTypes(), isTensor) ||
            llvm::any_of(op->getResultTypes(), isTensor)))
@@ -123,9 +176,55 @@ private:
     return true;
   }
 
+  /// The scf.if ops (no results, loop in the then branch) around `loop`,
+  /// outermost first, up to the kernel's body. Fails on anything else in
+  /// between: the producer replays exactly this control.
+  static FailureOr<SmallVector<scf::IfOp>> enclosingIfs(scf::ForOp loop,
+                                                        Block *kernelBody) {
+    SmallVector<scf::IfOp> ifs;
+    for (Operation *op = loop; op->getBlock() != kernelBody;) {
+      auto ifOp = dyn_cast<scf::IfOp>(op->getParentOp());
+      if (!ifOp || ifOp->getNumResults() ||
+          op->getParentRegion() != &ifOp.getThenRegion())
+        return failure();
+      ifs.push_back(ifOp);
+      op = ifOp;
+    }
+    std::reverse(ifs.begin(), ifs.end());
+    return ifs;
+  }
+
+  /// Whether the stage trip i reads can be released in trip i itself: its
+  /// last dot's result is carried to a trip that reads it (an attention
+  /// rescale), so that dot is waited for in its own trip anyway. A pure
+  /// accumulation chain (matmul) keeps its dot in flight across the back
+  /// edge, and releases the previous trip's stage instead.
+  static bool releasesOwnStage(scf::ForOp loop, DotOp lastDot) {
+    for (OpOperand &use : lastDot->getUses()) {
+      if (use.getOwner() != loop.getBody()->getTerminator())
+        return true;
+      Value carried = loop.getRegionIterArg(use.getOperandNumber());
+      for (OpOperand &read : carried.getUses()) {
+        auto dot = dyn_cast<DotOp>(read.getOwner());
+        if (!dot || read.get() != dot.getAcc())
+          return true;
+      }
+    }
+    return false;
+  }
+
   LogicalResult specialize(scf::ForOp loop, int64_t consumerWarps) {
     SmallVector<TmaCopyOp> refills(loop.getBody()->getOps<TmaCopyOp>());
-    if (refills.empty() || !onlyScalarsBefore(loop))
+    if (refills.empty())
+      return failure();
+    Block *kernelBody = &loop->getParentOfType<func::FuncOp>().front();
+    FailureOr<SmallVector<scf::IfOp>> ifs = enclosingIfs(loop, kernelBody);
+    if (failed(ifs))
+      return failure();
+    // The split replaces the top-level op holding the loop: everything from
+    // there on runs on the consumers.
+    Operation *anchor = ifs->empty() ? loop.getOperation() : ifs->front();
+    if (!onlyScalarsBefore(anchor))
       return failure();
     // The refill barrier: the last barrier before the first refill copy.
     BarrierOp refillBarrier;
@@ -133,7 +232,17 @@ private:
          op = op->getPrevNode())
       if ((refillBarrier = dyn_cast<BarrierOp>(op)))
         break;
-    FailureOr<SmallVector<Operation *>> slice = copySlice(loop, refills);
+    SmallVector<Block *> blocks;
+    SmallVector<Value> roots = {loop.getLowerBound(), loop.getUpperBound(),
+                                loop.getStep()};
+    for (scf::IfOp ifOp : *ifs) {
+      blocks.push_back(ifOp.thenBlock());
+      roots.push_back(ifOp.getCondition());
+    }
+    blocks.push_back(loop.getBody());
+    for (TmaCopyOp copy : refills)
+      llvm::append_range(roots, copy->getOperands());
+    FailureOr<ProducerSlice> slice = producerSlice(loop, blocks, roots);
     if (failed(slice))
       return failure();
     // The stage ring: every refill fills a buffer of S stages whose
@@ -160,10 +269,17 @@ private:
                                  [](Operation &op) { return isa<DotOp>(op); });
     if (lastDot == loop.getBody()->rend())
       return failure();
+    // Buffers and barriers both partitions use are made before the split,
+    // by every thread (mbarrier initialization ends in a CTA barrier).
+    for (scf::IfOp ifOp : *ifs)
+      for (Operation &op :
+           llvm::make_early_inc_range(ifOp.thenBlock()->getOperations()))
+        if (isHoistedAllocation(&op))
+          op.moveBefore(anchor);
 
     Location loc = loop.getLoc();
     MLIRContext *ctx = loop.getContext();
-    OpBuilder b(loop);
+    OpBuilder b(anchor);
     Value empty = MBarrierAllocOp::create(
         b, loc, MBarrierType::get(ctx, stages, consumerWarps), IntegerAttr());
     auto split =
@@ -172,51 +288,77 @@ private:
     Block *producer = &split.getProducer().emplaceBlock();
     Block *consumer = &split.getConsumer().emplaceBlock();
 
-    // Producer: trip i waits for stage i mod S, then copies trip i's tiles
-    // (the refill slice, cloned with the induction value of the trip the
-    // refill was issued in: iv - lookahead * step).
+    // Producer: the same control (the enclosing conditions and what they
+    // and the loop's bounds are computed from), then trip i computes trip
+    // i's coordinates (the refill slice, cloned with the induction value
+    // of the trip the refill was issued in: iv - lookahead * step), waits
+    // for stage i mod S to be free and copies.
+    IRMapping map;
     b.setInsertionPointToStart(producer);
-    auto trips = scf::ForOp::create(b, loc, loop.getLowerBound(),
-                                    loop.getUpperBound(), loop.getStep());
+    for (auto [level, ifOp] : llvm::enumerate(*ifs)) {
+      for (Operation *op : slice->ops.lookup(blocks[level]))
+        b.clone(*op, map);
+      auto clone = scf::IfOp::create(
+          b, loc, map.lookupOrDefault(ifOp.getCondition()), false);
+      b.setInsertionPointToStart(clone.thenBlock());
+    }
+    auto trips =
+        scf::ForOp::create(b, loc, map.lookupOrDefault(loop.getLowerBound()),
+                           map.lookupOrDefault(loop.getUpperBound()),
+                           map.lookupOrDefault(loop.getStep()));
     b.setInsertionPointToStart(trips.getBody());
     Value iv = trips.getInductionVar();
-    Value trip = tripIndex(b, loc, loop, iv);
+    Value tripStep = trips.getStep();
+    map.map(
+        loop.getInductionVar(),
+        arith::SubIOp::create(
+            b, loc, iv,
+            arith::MulIOp::create(b, loc, tripStep, i32(b, loc, lookahead))));
+    for (Operation *op : slice->ops.lookup(loop.getBody()))
+      b.clone(*op, map);
+    Value offset = arith::SubIOp::create(b, loc, iv, trips.getLowerBound());
+    Value trip = arith::DivSIOp::create(b, loc, offset, tripStep);
     Value stage = arith::RemSIOp::create(b, loc, trip, i32(b, loc, stages));
     Value round = arith::DivSIOp::create(b, loc, trip, i32(b, loc, stages));
     Value parity = arith::XOrIOp::create(
         b, loc, arith::AndIOp::create(b, loc, round, i32(b, loc, 1)),
         i32(b, loc, 1));
-    MBarrierWaitOp::create(b, loc, empty, stage, parity);
-    IRMapping map;
-    map.map(
-        loop.getInductionVar(),
-        arith::SubIOp::create(b, loc, iv,
-                              arith::MulIOp::create(b, loc, loop.getStep(),
-                                                    i32(b, loc, lookahead))));
-    for (Operation *op : *slice)
-      b.clone(*op, map);
     Value always = arith::ConstantIntOp::create(b, loc, b.getI1Type(), 1);
+    MBarrierWaitOp::create(b, loc, empty, stage, parity);
     for (TmaCopyOp copy : refills) {
       auto clone = cast<TmaCopyOp>(b.clone(*copy, map));
       clone.getPredMutable().assign(always);
     }
 
-    // Consumer: the loop and everything after it, without the copies; each
-    // trip after the first releases the previous trip's stage once its own
-    // dots are issued.
+    // Consumer: the top-level op holding the loop and everything after it,
+    // without the copies.
     while (Operation *next = split->getNextNode()) {
       if (next->hasTrait<OpTrait::IsTerminator>())
         break;
       next->moveBefore(consumer, consumer->end());
     }
-    for (TmaCopyOp copy : refills)
+    SmallVector<Value> copyOperands;
+    for (TmaCopyOp copy : llvm::concat<TmaCopyOp>(refills, prologue)) {
+      llvm::append_range(copyOperands, copy->getOperands());
       copy->erase();
+    }
     if (refillBarrier)
       refillBarrier->erase();
-    for (TmaCopyOp copy : prologue)
-      copy->erase();
-    b.setInsertionPointAfter(&*lastDot);
+    eraseDeadScalars(copyOperands);
     Value consumerIv = loop.getInductionVar();
+    if (releasesOwnStage(loop, cast<DotOp>(&*lastDot))) {
+      // Trip i releases its own stage once its readers are done: the
+      // producer refills it while trip i + 1 computes.
+      b.setInsertionPoint(loop.getBody()->getTerminator());
+      Value own = arith::RemSIOp::create(
+          b, loc, tripIndex(b, loc, loop, consumerIv), i32(b, loc, stages));
+      MBarrierArriveOp::create(b, loc, empty, own, Value(),
+                               buffers.getArrayRef(), /*perWarp=*/true);
+      return success();
+    }
+    // Each trip after the first releases the previous trip's stage once
+    // its own dots are issued.
+    b.setInsertionPointAfter(&*lastDot);
     Value previous = arith::RemSIOp::create(
         b, loc,
         arith::AddIOp::create(b, loc, tripIndex(b, loc, loop, consumerIv),
