@@ -69,8 +69,15 @@ Artifact compile(const CompileRequest &request, const std::string &key) {
   artifact.producerWarps = kernel->producerWarps;
   artifact.sharedBytes = kernel->sharedBytes;
   artifact.params = kernel->params;
-  if (auto assembled = cuda::assembleCubin(kernel->ptx, kernel->target.name(),
-                                           kernel->name)) {
+  // nvJitLink assembles PTX as a relocatable unit, where ptxas ignores
+  // setmaxnreg (C7504): a warp-specialized kernel would keep its entry
+  // register count, spill and serialize its wgmma. The driver compiles it
+  // whole at load time instead (and keeps it in its own JIT cache).
+  std::optional<cuda::AssembledCubin> assembled;
+  if (kernel->producerWarps == 0)
+    assembled =
+        cuda::assembleCubin(kernel->ptx, kernel->target.name(), kernel->name);
+  if (assembled) {
     artifact.cubin = std::move(assembled->cubin);
     artifact.assemblerLog = std::move(assembled->log);
   }

@@ -46,6 +46,7 @@ LoadedDriver loadDriver() {
   bind(library, "cuCtxGetDevice", api.cuCtxGetDevice, error);
   bind(library, "cuCtxSynchronize", api.cuCtxSynchronize, error);
   bind(library, "cuModuleLoadData", api.cuModuleLoadData, error);
+  bind(library, "cuModuleLoadDataEx", api.cuModuleLoadDataEx, error);
   bind(library, "cuModuleUnload", api.cuModuleUnload, error);
   bind(library, "cuModuleGetFunction", api.cuModuleGetFunction, error);
   bind(library, "cuFuncSetAttribute", api.cuFuncSetAttribute, error);

@@ -45,6 +45,8 @@ struct LoadedKernel {
   /// The target has programmatic dependent launch (sm_90+) and the driver
   /// cuLaunchKernelEx.
   bool dependentLaunch = false;
+  /// What the driver's PTX compiler said, when it compiled the module.
+  std::string jitLog;
 };
 
 /// The KernelArg kind that passes `param`; none for f16 and bf16 scalars,
@@ -93,10 +95,22 @@ LoadedKernel loadInContext(std::shared_ptr<const runtime::Artifact> artifact,
                             "fit in the kernel parameter space",
                             artifact->name, loaded.tensors.size(),
                             kMaxTensorParams));
-  const std::string &image =
-      artifact->cubin.empty() ? artifact->ptx : artifact->cubin;
-  TILEMLA_CU(cuModuleLoadData, "kernel " + artifact->name, &loaded.module,
-             image.c_str());
+  if (artifact->cubin.empty()) {
+    // The driver compiles the PTX, as a whole program; its remarks (a
+    // serialized wgmma, say) become the kernel's assembler log.
+    std::string log(8192, '\0');
+    int options[] = {CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES};
+    void *values[] = {log.data(), reinterpret_cast<void *>(log.size())};
+    TILEMLA_CU(cuModuleLoadDataEx, "kernel " + artifact->name, &loaded.module,
+               artifact->ptx.c_str(), 2u, options, values);
+    log.resize(std::strlen(log.c_str()));
+    while (!log.empty() && log.back() == '\n')
+      log.pop_back();
+    loaded.jitLog = std::move(log);
+  } else {
+    TILEMLA_CU(cuModuleLoadData, "kernel " + artifact->name, &loaded.module,
+               artifact->cubin.c_str());
+  }
   TILEMLA_CU(cuModuleGetFunction, "kernel " + artifact->name, &loaded.function,
              loaded.module, artifact->name.c_str());
   int sharedLimit = 0;
@@ -400,7 +414,7 @@ KernelInfo Kernel::info() const {
   info.sharedBytes = artifact.sharedBytes;
   info.params = std::move(params);
   info.hasCubin = !artifact.cubin.empty();
-  info.assemblerLog = artifact.assemblerLog;
+  info.assemblerLog = info.hasCubin ? artifact.assemblerLog : loaded.jitLog;
   return info;
 }
 } // namespace tilemla

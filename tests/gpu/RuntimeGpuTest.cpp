@@ -150,6 +150,27 @@ TEST_F(RuntimeGpuTest, WgmmaKernelsAreNotSerialized) {
                        .info();
   EXPECT_EQ(mla.assemblerLog.find(serialized), std::string::npos)
       << mla.assemblerLog;
+  // Warp-specialized kernels are compiled whole by the driver: ptxas honours
+  // their setmaxnreg (relocatable, it ignores it: C7504, then spills and
+  // serializes).
+  KernelInfo matmulWs =
+      Kernel::fromEmbedded("examples/matmul_desc", {{"WARP_SPECIALIZE", "1"}})
+          .info();
+  KernelInfo mlaWs = Kernel::fromEmbedded("mla/mla_decode_stage1",
+                                          {{"H", "128"},
+                                           {"BLOCK_H", "64"},
+                                           {"TMA", "1"},
+                                           {"CHUNK_ALIGN", "64"},
+                                           {"WARP_SPECIALIZE", "1"}},
+                                          eightWarps)
+                         .info();
+  for (const KernelInfo &ws : {matmulWs, mlaWs}) {
+    EXPECT_EQ(ws.producerWarps, 4) << ws.name;
+    EXPECT_FALSE(ws.hasCubin) << ws.name;
+    EXPECT_EQ(ws.assemblerLog.find("Potential Performance Loss"),
+              std::string::npos)
+        << ws.name << ": " << ws.assemblerLog;
+  }
   // The log is read: IEEE sqrt is a ptxas subroutine, and a kernel that
   // calls one has its wgmma serialized.
   const char *sqrtAfterDots = R"(

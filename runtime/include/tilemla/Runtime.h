@@ -113,11 +113,13 @@ struct KernelInfo {
   unsigned sharedBytes = 0;
   /// "*bf16", "i32", "f32", "desc<bf16>", "desc<bf16>:tma=64x64:swizzle=128"
   std::vector<std::string> params;
-  bool hasCubin = false; ///< false: the driver JIT-compiled the PTX
-  /// What the assembler (nvJitLink's ptxas) remarked on the cubin, empty
-  /// when nothing: e.g. "Potential Performance Loss: wgmma.mma_async
-  /// instructions are serialized ...", which costs a tensor-core kernel
-  /// most of its speed.
+  /// false: the driver JIT-compiled the PTX (no nvJitLink, or a
+  /// warp-specialized kernel, which must be compiled as a whole program).
+  bool hasCubin = false;
+  /// What the assembler (nvJitLink's ptxas, or the driver's when it
+  /// compiled the PTX) remarked on the kernel, empty when nothing: e.g.
+  /// "Potential Performance Loss: wgmma.mma_async instructions are serialized
+  /// ...", which costs a tensor-core kernel most of its speed.
   std::string assemblerLog;
 };
 
