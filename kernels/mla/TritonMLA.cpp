@@ -323,6 +323,7 @@ TritonMLAImpl::kernelsFor(int64_t pageSize, int splits, DType dtype,
       {"STAGES", std::to_string(opts.stages ? opts.stages : kStages)},
       {"TMA", tma ? "1" : "0"},
       {"CHUNK_ALIGN", chunkAlign},
+      {"WARP_SPECIALIZE", tma && opts.warpSpecialize ? "1" : "0"},
       {"T", t}};
   // Stage 2 merges up to kStage2BlockValues values (splits x columns, a
   // power of two of splits) per step: narrow column blocks take all of a

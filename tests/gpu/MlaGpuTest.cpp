@@ -41,6 +41,7 @@ mla::DType toMla(DType t) {
 /// Stage-1 tile options (0: the backend's defaults).
 struct Tuning {
   int tokenBlock = 0, stages = 0, warps = 0, headBlock = 0;
+  bool warpSpecialize = true;
 };
 
 class MlaGpuTest : public ::testing::Test {
@@ -89,6 +90,7 @@ protected:
     options.stages = tuning.stages;
     options.stage1Warps = tuning.warps;
     options.headBlock = tuning.headBlock;
+    options.warpSpecialize = tuning.warpSpecialize;
     mla::MLAArgs args{R, P, 128, 128};
     mla::TritonMLAImpl impl(H, R + P, c.scale, 1, std::nullopt, std::nullopt,
                             "auto", std::nullopt, "decoder", std::nullopt, args,
@@ -150,7 +152,8 @@ protected:
         continue;
       static const char *policies[] = {"Fixed4", "BatchInvariant", "Auto"};
       std::string what = r.c.describe() + " policy=" + policies[int(r.policy)] +
-                         " seed=" + std::to_string(seed);
+                         " seed=" + std::to_string(seed) +
+                         (r.tuning.warpSpecialize ? "" : " no-ws");
       SCOPED_TRACE(what);
       MlaErrors e = run(r.c, r.policy, r.lse, r.tuning);
       bool lowLse = r.lse == mla::LseDType::Query;
@@ -260,7 +263,7 @@ TEST_F(MlaGpuTest, TmaStreamsContiguousPages) {
   std::vector<Run> runs;
   for (int H : {64, 128})
     for (int page : {64, 128})
-      for (SP policy : {SP::Auto, SP::Fixed4}) {
+      for (SP policy : {SP::Auto, SP::Fixed4, SP::BatchInvariant}) {
         MlaCase c = mk(H, page, lens, DType::BF16, H == 64);
         c.contiguousPages = true;
         runs.push_back({c, policy});
@@ -268,7 +271,16 @@ TEST_F(MlaGpuTest, TmaStreamsContiguousPages) {
   MlaCase c = mk(128, 64, {777, 5, 64}, DType::F16);
   c.contiguousPages = true;
   runs.push_back({c, SP::Fixed4, mla::LseDType::F32, Tuning{32, 3, 0, 0}});
-  family("TMA: H 64/128 x pages 64/128 x policies", runs);
+  // The same without the producer warpgroup: the compute warps issue the
+  // copies (the other TMA kernel).
+  for (size_t i = 0, n = runs.size(); i < n; ++i) {
+    Run plain = runs[i];
+    plain.tuning.warpSpecialize = false;
+    runs.push_back(plain);
+  }
+  family("TMA: H 64/128 x pages 64/128 x policies, with and without a "
+         "producer warpgroup",
+         runs);
 }
 
 TEST_F(MlaGpuTest, LseInQueryDtype) {

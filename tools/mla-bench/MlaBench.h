@@ -39,6 +39,7 @@ struct Options {
       stages = 0;                   ///< 0: defaults
   int maxSplits = 0, minSplits = 0; ///< Auto's bounds; 0: defaults
   bool tma = true; ///< let stage 1 stream the cache with TMA (sm_90a)
+  bool warpSpecialize = true; ///< a producer warpgroup issues the TMA copies
 };
 
 struct Shape {

@@ -139,6 +139,7 @@ mla::TritonMLAImpl makeImpl(int H, int maxBatch, mla::SplitPolicy policy,
   options.stage1Warps = o.stage1Warps;
   options.stages = o.stages;
   options.tma = o.tma;
+  options.warpSpecialize = o.warpSpecialize;
   if (o.maxSplits)
     options.maxSplits = o.maxSplits;
   if (o.minSplits)

@@ -139,6 +139,11 @@ struct TritonMLAOptions {
   /// multiple of tokenBlock tokens, stored one after the other, 16-byte
   /// aligned rows. false: always cp.async (for comparison).
   bool tma = true;
+  /// On that TMA path, a producer warpgroup of its own issues the copies
+  /// and runs ahead of the compute warps (tile-warp-specialize): 4 more
+  /// warps per program. false: the compute warps issue them (for
+  /// comparison).
+  bool warpSpecialize = true;
 };
 
 /// The split count `policy` chooses (see SplitPolicy). Pure host function.
