@@ -12,6 +12,7 @@
 #include "tilemla/Runtime.h"
 #include "tilemla/mla/TritonMLA.h"
 
+#include <algorithm>
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
@@ -55,17 +56,11 @@ struct GraphApi {
 constexpr int kCaptureModeThreadLocal = 1;
 constexpr unsigned kStreamNonBlocking = 1;
 
-TEST(MlaGraphTest, CapturedDecodeReplaysWithNewInputs) {
-  if (!isGpuAvailable())
-    GTEST_SKIP() << "CUDA graphs need a GPU";
-  const GraphApi *api = GraphApi::get();
-  ASSERT_NE(api, nullptr) << "libcuda.so.1 lacks the graph API";
-  uint64_t seed = freshSeed();
-  std::mt19937_64 rng(seed);
-  SCOPED_TRACE("seed " + std::to_string(seed));
-
-  MlaCase c;
-  c.H = 16, c.page = 64, c.lens = {4096, 1000, 2048, 77, 0, 3};
+/// Captures one forward_decode of `c` in a graph and replays it three times
+/// with new values, a new page order and the lengths moved between requests
+/// (the longest stays: it sized the split count at capture).
+void captureAndReplay(const GraphApi *api, MlaCase c, std::mt19937_64 &rng) {
+  SCOPED_TRACE(c.describe());
   MlaProblem p = makeMlaProblem(c, rng);
   const int64_t B = c.B(), H = c.H, R = c.R, P = c.P;
   mla::TritonMLAOptions options;
@@ -112,7 +107,10 @@ TEST(MlaGraphTest, CapturedDecodeReplaysWithNewInputs) {
 
   for (int replay = 0; replay < 3; ++replay) {
     // Same shapes, new values and a new page order.
-    MlaProblem fresh = replay == 0 ? p : makeMlaProblem(c, rng);
+    MlaCase moved = c;
+    if (replay > 0)
+      std::shuffle(moved.lens.begin(), moved.lens.end(), rng);
+    MlaProblem fresh = replay == 0 ? p : makeMlaProblem(moved, rng);
     uploadInputs(fresh);
     ASSERT_EQ(api->launch(exec, stream), 0);
     ASSERT_EQ(api->streamSynchronize(stream), 0);
@@ -132,5 +130,22 @@ TEST(MlaGraphTest, CapturedDecodeReplaysWithNewInputs) {
   api->execDestroy(exec);
   api->graphDestroy(graph);
   api->streamDestroy(stream);
+}
+
+TEST(MlaGraphTest, CapturedDecodeReplaysWithNewInputs) {
+  if (!isGpuAvailable())
+    GTEST_SKIP() << "CUDA graphs need a GPU";
+  const GraphApi *api = GraphApi::get();
+  ASSERT_NE(api, nullptr) << "libcuda.so.1 lacks the graph API";
+  uint64_t seed = freshSeed();
+  std::mt19937_64 rng(seed);
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  MlaCase c;
+  c.H = 16, c.page = 64, c.lens = {4096, 1000, 2048, 77, 0, 3};
+  captureAndReplay(api, c, rng);
+  // 128 heads over back-to-back pages: on sm_90a, stage 1 with TMA and a
+  // producer warpgroup.
+  c.H = 128, c.contiguousPages = true;
+  captureAndReplay(api, c, rng);
 }
 } // namespace
