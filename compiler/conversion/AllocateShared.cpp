@@ -49,10 +49,11 @@ struct AllocateSharedPass
     std::optional<tilemla::GpuTarget> gpu = parseTargetOption(module, arch);
     if (!gpu)
       return signalPassFailure();
-    unsigned bytes = 0, dotOperandBytes = 0;
+    unsigned common = 0, reduceBytes = 0, dotOperandBytes = 0;
     bool hasMmaDot = false, hasWgmmaDot = false;
     module.walk([&](Operation *op) {
-      bytes = std::max(bytes, getScratchBytes(op));
+      unsigned &scratch = isa<ReduceOp>(op) ? reduceBytes : common;
+      scratch = std::max(scratch, getScratchBytes(op));
       if (isWarpgroupDot(op))
         hasWgmmaDot = true;
       if (auto dot = dyn_cast<DotOp>(op);
@@ -61,8 +62,33 @@ struct AllocateSharedPass
         dotOperandBytes = std::max(dotOperandBytes, getMmaDotStagedBBytes(dot));
       }
     });
-    MLIRContext *context = &getContext();
+    // In wgmma kernels (attention's row statistics between dots that stage
+    // p), reductions exchange partials in a region of their own, above
+    // everything else, when the budget allows: then a reduction and a layout
+    // conversion or dot staging never touch the same bytes, and
+    // tile-elide-scratch-barriers can drop barriers between them. Other
+    // kernels keep one scratch (two programs per SM may need the bytes).
+    bool separate = hasWgmmaDot && reduceBytes && common;
+    unsigned bytes = layout(module, hasMmaDot, hasWgmmaDot, common, reduceBytes,
+                            dotOperandBytes, separate);
+    if (separate && bytes > gpu->maxSharedBytes())
+      bytes = layout(module, hasMmaDot, hasWgmmaDot, common, reduceBytes,
+                     dotOperandBytes, /*separate=*/false);
+    if (bytes > gpu->maxSharedBytes()) {
+      reportOverBudget(module, bytes, *gpu);
+      signalPassFailure();
+    }
+  }
+
+  /// Places the scratch, the b region, the buffers and the barriers; with
+  /// `separateReductions`, the reductions' region last. Returns the bytes.
+  static unsigned layout(ModuleOp module, bool hasMmaDot, bool hasWgmmaDot,
+                         unsigned common, unsigned reduceBytes,
+                         unsigned dotOperandBytes, bool separateReductions) {
+    MLIRContext *context = module.getContext();
     Type i32 = IntegerType::get(context, 32);
+    unsigned bytes =
+        separateReductions ? common : std::max(common, reduceBytes);
     // Operands wgmma reads start where their swizzle pattern does.
     bytes = llvm::alignTo(bytes, hasWgmmaDot ? kSharedAlignment : 16);
     if (hasMmaDot) {
@@ -90,12 +116,16 @@ struct AllocateSharedPass
       alloc.setOffset(bytes);
       bytes += 8 * alloc.getType().getCount();
     });
+    StringRef reduceOffset = TileDialect::ReduceOffsetAttrHelper::getNameStr();
+    module->removeAttr(reduceOffset);
+    if (separateReductions) {
+      bytes = llvm::alignTo(bytes, 16);
+      module->setAttr(reduceOffset, IntegerAttr::get(i32, bytes));
+      bytes += reduceBytes;
+    }
     module->setAttr(TileDialect::SharedAttrHelper::getNameStr(),
                     IntegerAttr::get(i32, bytes));
-    if (bytes > gpu->maxSharedBytes()) {
-      reportOverBudget(module, bytes, *gpu);
-      signalPassFailure();
-    }
+    return bytes;
   }
 
   /// A kernel that cannot launch on its target is a compile error, named

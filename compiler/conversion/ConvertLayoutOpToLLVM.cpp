@@ -27,7 +27,8 @@ struct ConvertLayoutOpConversion : TargetPattern<ConvertLayoutOp> {
     auto [lane, warp] = getLaneAndWarp(rewriter, loc);
     Value shared = getSharedBase(rewriter, loc, op);
 
-    target.barrier(rewriter, loc);
+    if (!op->hasAttr(TileDialect::ScratchOrderedAttrHelper::getNameStr()))
+      target.barrier(rewriter, loc); // earlier readers of the scratch are done
     auto [srcBase, srcOffsets] =
         emitLinearIndices(rewriter, loc, srcType, strides, lane, warp);
     for (auto [value, offset] : llvm::zip(values, srcOffsets)) {

@@ -116,6 +116,11 @@ private:
     auto offsets = getRegisterOffsets(srcType);
     Value warpIndex = emitWarpIndexAlong(builder, loc, srcType, axis, warp);
     Value shared = getSharedBase(builder, loc, op);
+    if (auto offset =
+            op->getParentOfType<ModuleOp>()->getAttrOfType<IntegerAttr>(
+                TileDialect::ReduceOffsetAttrHelper::getNameStr()))
+      shared = sharedElementPtr(builder, loc, shared, builder.getI8Type(),
+                                i32Constant(builder, loc, offset.getInt()));
     Type elemType = acc.front().getType();
 
     auto outputIndex = [&](unsigned out) {
@@ -134,7 +139,8 @@ private:
                                  i32Constant(builder, loc, fixed));
     };
 
-    target.barrier(builder, loc);
+    if (!op->hasAttr(TileDialect::ScratchOrderedAttrHelper::getNameStr()))
+      target.barrier(builder, loc); // earlier readers of the region are done
     SmallVector<Value> indices;
     for (unsigned out = 0; out < acc.size(); ++out) {
       indices.push_back(outputIndex(out));

@@ -274,7 +274,14 @@ private:
     if (!bOperand ||
         !op->hasAttr(TileDialect::ReuseStagedBAttrHelper::getNameStr())) {
       auto [lane, warp] = getLaneAndWarp(rewriter, loc);
-      target.barrier(rewriter, loc); // earlier readers of the region are done
+      // Earlier readers of the region are done, unless barriers already
+      // order them (tile-elide-scratch-barriers; the mark is for the dot's
+      // first staging: a, or b when a is read in place).
+      bool ordered =
+          op->hasAttr(TileDialect::ScratchOrderedAttrHelper::getNameStr()) &&
+          (!bOperand || isSharedView(op.getA()));
+      if (!ordered)
+        target.barrier(rewriter, loc);
       stageTile(rewriter, loc, type, unpackStruct(rewriter, loc, converted),
                 base, layout, lane, warp);
       target.fenceAsyncProxy(rewriter, loc);

@@ -85,6 +85,9 @@ bool isFunction(Operation *op) { return isa<FunctionOpInterface>(op); }
 bool isModule(Operation *op) { return isa<ModuleOp>(op); }
 bool isLoop(Operation *op) { return isa<scf::ForOp>(op); }
 bool isDot(Operation *op) { return isa<DotOp>(op); }
+bool isScratchUser(Operation *op) {
+  return isa<ReduceOp, ConvertLayoutOp, DotOp>(op);
+}
 bool isGlobalAccess(Operation *op) {
   return isa<LoadOp, StoreOp, AsyncCopyOp>(op);
 }
@@ -104,6 +107,11 @@ const AttrRule kOperationAttrRules[] = {
      "a non-negative integer", isNonNegativeInt},
     {TileDialect::DotBOffsetAttrHelper::getNameStr(), "the module", isModule,
      "a non-negative integer", isNonNegativeInt},
+    {TileDialect::ReduceOffsetAttrHelper::getNameStr(), "the module", isModule,
+     "a non-negative integer", isNonNegativeInt},
+    {TileDialect::ScratchOrderedAttrHelper::getNameStr(),
+     "tile.reduce, tile.convert_layout or tile.dot", isScratchUser,
+     "a unit attribute", isUnit},
     {TileDialect::AccessWidthAttrHelper::getNameStr(),
      "tile.load, tile.store or tile.async_copy", isGlobalAccess,
      "a positive integer", isPositiveInt},

@@ -61,6 +61,7 @@ void buildLLVMPipeline(OpPassManager &pm, const GpuTarget &target) {
   tile::TileAllocateSharedOptions shared;
   shared.arch = target.name();
   pm.addPass(tile::createTileAllocateShared(shared));
+  pm.addPass(tile::createTileElideScratchBarriers());
   tile::ConvertTileToLLVMOptions options;
   options.arch = target.name();
   pm.addPass(tile::createConvertTileToLLVM(options));

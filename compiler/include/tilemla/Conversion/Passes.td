@@ -23,6 +23,11 @@ def TileAllocateShared : Pass<"tile-allocate-shared", "mlir::ModuleOp"> {
     Every `tile.local_alloc` buffer (pipeline stages, resident operands)
     gets its own region above those, recorded as its `offset` attribute.
 
+    In a module with wgmma dots, cross-warp reductions get a region of their
+    own above everything else (`tile.reduce_offset`) when the budget allows,
+    so that tile-elide-scratch-barriers can order them against the layout
+    conversions and operand staging around them with fewer barriers.
+
     A module that needs more than its target's opt-in shared memory per
     program (227 KB on sm_90a, 163 KB on sm_80) fails here, with the
     kernel's name and its bytes, instead of at launch.
@@ -31,6 +36,34 @@ def TileAllocateShared : Pass<"tile-allocate-shared", "mlir::ModuleOp"> {
     Option<"arch", "arch", "std::string", "\"sm_90a\"",
            "target architecture (its shared-memory budget)">,
   ];
+}
+
+def TileElideScratchBarriers
+    : Pass<"tile-elide-scratch-barriers", "mlir::ModuleOp"> {
+  let summary = "Drop the leading barrier of scratch writes barriers already order";
+  let description = [{
+    A cross-warp `tile.reduce`, a `tile.convert_layout` and a wgmma
+    `tile.dot` staging a register operand write shared-memory scratch, pass
+    a barrier and read it back (the dot: the tensor cores read it until its
+    group is waited for). Their lowering begins with a barrier as well, so
+    that no thread overwrites what another still reads from an earlier use.
+
+    This pass marks such an op `tile.scratch_ordered`, and its lowering
+    omits that leading barrier, when every path reaching it meets a barrier
+    after the last access to the same region: a `tile.barrier`, an op that
+    ends in one (`tile.mbarrier_alloc`, a `tile.local_alloc` with an initial
+    value, `tile.async_wait`), or another scratch user's own barrier when its
+    bytes are elsewhere. Regions: the common scratch (layout conversions,
+    staged a operands, and reductions unless tile-allocate-shared placed
+    them at `tile.reduce_offset`), the b region, the reductions' region. A
+    `tile.dot_wait` on the way counts as an access to every region a wgmma
+    dot of the module stages into. Paths are followed through enclosing
+    `scf.if`, `scf.for` (the first trip and the back edge) and
+    `tile.warp_specialize` to the kernel's entry; any other region, or an op
+    with regions holding scratch users or barriers, keeps the barrier.
+
+    Runs after tile-allocate-shared and tile-place-dot-waits.
+  }];
 }
 
 def TilePlaceDotWaits : Pass<"tile-place-dot-waits", "mlir::ModuleOp"> {

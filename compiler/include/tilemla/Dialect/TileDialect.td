@@ -49,6 +49,14 @@ def Tile_Dialect : Dialect {
     // tile-allocate-shared).
     "::mlir::IntegerAttr":$shared,
     "::mlir::IntegerAttr":$dot_b_offset,
+    // On the module: where cross-warp reductions exchange their partial
+    // results, apart from the other scratch users (set by
+    // tile-allocate-shared when the budget allows; else they share it).
+    "::mlir::IntegerAttr":$reduce_offset,
+    // On tile.reduce, tile.convert_layout or tile.dot: every earlier access
+    // to the scratch it writes is already ordered before it by a barrier,
+    // so its lowering emits no leading barrier (tile-elide-scratch-barriers).
+    "::mlir::UnitAttr":$scratch_ordered,
     // On tile.load / tile.store: registers one vector access covers.
     "::mlir::IntegerAttr":$access_width,
     // On tile.dot: reads the b operand the previous dot staged.
