@@ -227,3 +227,49 @@ module attributes {tile.num_warps = 4 : i32, tile.warp_specialize} {
     return
   }
 }
+
+// -----
+
+// A loop in an else branch is not replayed (the producer clones then
+// branches only): the loop is left as it is.
+
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3>
+#smem = #tile.shared<rowStride = 4096, swizzle = 128>
+// CHECK-LABEL: func.func @else_branch
+// CHECK-NOT: tile.warp_specialize
+// CHECK: tile.barrier
+// CHECK: tile.tma_copy
+module attributes {tile.num_warps = 4 : i32, tile.warp_specialize} {
+  func.func @else_branch(%a: !tile.tensordesc<bf16>, %out: tensor<64x64x!tile.ptr<f32>, #mma>, %n: i32) attributes {tile.kernel} {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c2 = arith.constant 2 : i32
+    %c64 = arith.constant 64 : i32
+    %zero = arith.constant dense<0.0> : tensor<64x64xf32, #mma>
+    %empty = arith.cmpi sle, %n, %c0 : i32
+    scf.if %empty {
+    } else {
+      %buf = tile.local_alloc -> <2 x 64 x 64 x bf16, swizzle = 128>
+      %bar = tile.mbarrier_alloc -> <2>
+      %true = arith.constant true
+      tile.tma_copy %a[%c0, %c0], %buf[%c0], %bar, %true : <bf16>, <2 x 64 x 64 x bf16, swizzle = 128>, <2>
+      %r = scf.for %iv = %c0 to %n step %c64 iter_args(%acc = %zero) -> (tensor<64x64xf32, #mma>) : i32 {
+        %i = arith.divsi %iv, %c64 : i32
+        %cur = arith.remsi %i, %c2 : i32
+        %i1 = arith.addi %i, %c1 : i32
+        %ahead = arith.remsi %i1, %c2 : i32
+        %parity = arith.andi %i, %c1 : i32
+        tile.mbarrier_wait %bar[%cur], %parity : <2>
+        %v = tile.local_view %buf[%cur] {column = 0 : i32} : <2 x 64 x 64 x bf16, swizzle = 128> -> tensor<64x64xbf16, #smem>
+        %d = tile.dot %v, %v, %acc {transB} : tensor<64x64xbf16, #smem> * tensor<64x64xbf16, #smem> -> tensor<64x64xf32, #mma>
+        tile.barrier
+        %next = arith.addi %iv, %c64 : i32
+        %more = arith.cmpi slt, %next, %n : i32
+        tile.tma_copy %a[%c0, %next], %buf[%ahead], %bar, %more : <bf16>, <2 x 64 x 64 x bf16, swizzle = 128>, <2>
+        scf.yield %d : tensor<64x64xf32, #mma>
+      }
+      tile.store %out, %r : tensor<64x64x!tile.ptr<f32>, #mma>, tensor<64x64xf32, #mma>
+    }
+    return
+  }
+}
