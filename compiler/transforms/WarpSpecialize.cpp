@@ -5,8 +5,9 @@
 // (every reader of the stage is done) followed by the refill copies S - 1
 // trips ahead. Here a producer warpgroup takes the copies instead and runs
 // the trips on its own: it waits for a stage to be released, not for a CTA
-// barrier, so loads run ahead while the consumers compute. See
-// docs/design/WARP_SPECIALIZATION.md.
+// barrier, so loads run ahead while the consumers compute. The loop may sit
+// under `if`s (MLA stage 1's `if start < end`): the producer replays them
+// and the scalar code its copies need. See docs/design/WARP_SPECIALIZATION.md.
 //
 //===----------------------------------------------------------------------===//
 #include "tilemla/Dialect/TileDialect.h"

@@ -93,22 +93,32 @@ def TileWarpSpecialize : Pass<"tile-warp-specialize", "mlir::ModuleOp"> {
   let summary = "Give a pipelined TMA loop's copies to a producer warpgroup";
   let description = [{
     In a module marked `tile.warp_specialize` (`with warp_specialize = True`
-    on the kernel), a loop tile-pipeline-loops streams with TMA, directly in
-    the kernel's body, becomes a `tile.warp_specialize`:
-    - the producer region runs the loop's trips itself: for trip i it waits
-      until stage i mod S is free (an `empty` mbarrier per stage, phase
-      parity ((i / S) & 1) ^ 1, so the first round passes) and issues the
-      trip's copies, their coordinates cloned from the refill copies with
-      the trip's own induction value;
-    - the consumer region holds the loop without its refill barrier and
-      copies, and everything after it; after its dots a trip releases the
-      previous trip's stage (`tile.mbarrier_arrive ... releases`, one
-      arrival per consumer warp), so the current group stays in flight;
+    on the kernel), the first loop tile-pipeline-loops streams with TMA that
+    sits in the kernel's body or in the then branches of result-less
+    `scf.if`s there splits the kernel at that top-level op into a
+    `tile.warp_specialize`:
+    - allocations without an initial value (stage buffers, mbarriers) move
+      before the split: every thread makes them;
+    - the producer region replays the control: the enclosing conditions,
+      what they and the loop's bounds are computed from, and per trip i the
+      refill copies' coordinates (scalar code and scalar loads such as a
+      page-table entry, cloned with the trip's own induction value); then it
+      waits until stage i mod S is free (an `empty` mbarrier per stage,
+      phase parity ((i / S) & 1) ^ 1, so the first round passes) and issues
+      the trip's copies;
+    - the consumer region holds the top-level op with the loop minus its
+      refill barrier and copies, and everything after it. A loop that only
+      accumulates on its last dot releases the previous trip's stage after
+      that dot (`tile.mbarrier_arrive ... releases`, one arrival per
+      consumer warp), so the group stays in flight; a loop whose next trip
+      reads the accumulator (a rescale) releases its own stage at the end
+      of the trip;
     - the prologue copies go: the producer's first trips are theirs.
     The module gets `tile.producer_warps`. A loop whose copies depend on a
-    loop-carried value or on memory it writes, that is nested, or that
-    follows tensor code (which would run on the producer warps too, outside
-    the layouts) is left as it is.
+    loop-carried value or on memory it writes, that is nested in a loop or
+    in anything but such `scf.if`s, or whose top-level op follows tensor
+    code (which would run on the producer warps too, outside the layouts)
+    is left as it is.
   }];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::scf::SCFDialect"];
