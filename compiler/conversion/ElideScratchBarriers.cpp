@@ -84,10 +84,11 @@ Step classify(Operation *op, unsigned region, const Scratch &scratch) {
       return Step::Conflict;
     return firstWrite(op, scratch) ? Step::Ordered : Step::Continue;
   }
-  if (isa<ReduceOp>(op) && !getScratchBytes(op))
-    return Step::Continue;
   if (isa<ReduceOp, ConvertLayoutOp>(op)) {
-    unsigned own = isa<ReduceOp>(op) ? scratch.reduceRegion : kCommon;
+    // Write, barrier, read: its own region conflicts, another is ordered.
+    unsigned own = firstWrite(op, scratch);
+    if (!own)
+      return Step::Continue; // a reduction within warps
     return own & region ? Step::Conflict : Step::Ordered;
   }
   if (op->getNumRegions()) {

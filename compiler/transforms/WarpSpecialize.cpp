@@ -317,8 +317,7 @@ private:
             arith::MulIOp::create(b, loc, tripStep, i32(b, loc, lookahead))));
     for (Operation *op : slice->ops.lookup(loop.getBody()))
       b.clone(*op, map);
-    Value offset = arith::SubIOp::create(b, loc, iv, trips.getLowerBound());
-    Value trip = arith::DivSIOp::create(b, loc, offset, tripStep);
+    Value trip = tripIndex(b, loc, trips, iv);
     Value stage = arith::RemSIOp::create(b, loc, trip, i32(b, loc, stages));
     Value round = arith::DivSIOp::create(b, loc, trip, i32(b, loc, stages));
     Value parity = arith::XOrIOp::create(
