@@ -75,8 +75,16 @@ struct CarriedValue {
 };
 
 /// The loop whose trip index `value` is, as the pipeliner computes it:
-/// (iv - lower) / step, possibly cast.
+/// (iv - lower) / step, possibly cast, plus the ring's trips in earlier
+/// entries of the loop (tile.pipeline_base: the same in every stage index
+/// of one entry, so it shifts them all alike).
 scf::ForOp tripIndexLoop(Value value) {
+  if (auto add = value.getDefiningOp<arith::AddIOp>()) {
+    if (add.getLhs().getDefiningOp<PipelineBaseOp>())
+      value = add.getRhs();
+    else if (add.getRhs().getDefiningOp<PipelineBaseOp>())
+      value = add.getLhs();
+  }
   while (Operation *def = value.getDefiningOp()) {
     if (!isa<arith::IndexCastOp, arith::TruncIOp, arith::ExtSIOp>(def))
       break;

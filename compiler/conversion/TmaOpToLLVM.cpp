@@ -7,12 +7,14 @@
 // 0, or after a warp split the producers' first thread. Every thread waits
 // on the barrier's phase parity itself, so a landed stage needs no CTA
 // barrier unless rows are zeroed; tile.mbarrier_arrive counts the threads
-// or warps that release a stage to its next writer.
+// or warps that release a stage to its next writer; tile.pipeline_base
+// carries a ring's trip count from one entry of its loop to the next.
 //
 //===----------------------------------------------------------------------===//
 #include "tilemla/Conversion/Utility.h"
 #include "tilemla/Support/TensorDescriptorABI.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
@@ -219,6 +221,45 @@ struct ZeroRowsOpConversion : TargetPattern<ZeroRowsOp> {
     return success();
   }
 };
+/// A per-thread counter in a stack slot made at the kernel's entry (zero
+/// there); LLVM's SROA keeps it in a register. Each op has its own slot:
+/// the producer's and the consumers' copies run in different threads.
+struct PipelineBaseOpConversion : OpConversionPattern<PipelineBaseOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(PipelineBaseOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type i32 = rewriter.getI32Type();
+    Block &entry = op->getParentOfType<func::FuncOp>().getBody().front();
+    Value slot;
+    {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(&entry);
+      slot = LLVM::AllocaOp::create(
+          rewriter, loc, LLVM::LLVMPointerType::get(rewriter.getContext()), i32,
+          i32Constant(rewriter, loc, 1));
+      LLVM::StoreOp::create(rewriter, loc, i32Constant(rewriter, loc, 0), slot);
+    }
+    Value base = LLVM::LoadOp::create(rewriter, loc, i32, slot);
+    // cdiv(upper - lower, step) trips when upper > lower, else none.
+    Value span = LLVM::SubOp::create(rewriter, loc, adaptor.getUpper(),
+                                     adaptor.getLower());
+    Value stepMinusOne = LLVM::SubOp::create(rewriter, loc, adaptor.getStep(),
+                                             i32Constant(rewriter, loc, 1));
+    Value trips = LLVM::SDivOp::create(
+        rewriter, loc, LLVM::AddOp::create(rewriter, loc, span, stepMinusOne),
+        adaptor.getStep());
+    Value entered = LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::sgt,
+                                         span, i32Constant(rewriter, loc, 0));
+    trips = LLVM::SelectOp::create(rewriter, loc, entered, trips,
+                                   i32Constant(rewriter, loc, 0));
+    LLVM::StoreOp::create(rewriter, loc,
+                          LLVM::AddOp::create(rewriter, loc, base, trips), slot);
+    rewriter.replaceOp(op, base);
+    return success();
+  }
+};
 } // namespace
 
 void mlir::tile::populateTmaOpToLLVMPatterns(TileLLVMTypeConverter &converter,
@@ -226,8 +267,8 @@ void mlir::tile::populateTmaOpToLLVMPatterns(TileLLVMTypeConverter &converter,
                                              RewritePatternSet &patterns) {
   MLIRContext *context = patterns.getContext();
   patterns.add<DescFieldsOpConversion, TmaCopyOpConversion,
-               MBarrierWaitOpConversion, MBarrierArriveOpConversion>(converter,
-                                                                     context);
+               MBarrierWaitOpConversion, MBarrierArriveOpConversion,
+               PipelineBaseOpConversion>(converter, context);
   patterns.add<MBarrierAllocOpConversion, ZeroRowsOpConversion>(
       converter, context, target);
 }

@@ -19,6 +19,10 @@
 // iteration yields: that computation moves to the top of the body, and the
 // lookahead is one tile (S = 2).
 //
+// A loop inside another loop (a persistent program's work loop) starts each
+// entry with a barrier, and its TMA stages and phases continue from the
+// trips of the entries before (tile.pipeline_base).
+//
 // Buffers read only by wgmma dots are swizzled (the layout its matrix
 // descriptors read) and their wait fences the async proxy; those read only
 // by mma.sync keep padded rows for ldmatrix.
@@ -232,6 +236,7 @@ private:
 
     Location loc = loop.getLoc();
     OpBuilder b(loop);
+    OpBuilder allocs(allocationPoint(loop));
     bool asyncProxy = false;
     int64_t copyGroups = 0; // cp.async groups per tile
     for (Stream &stream : streams) {
@@ -242,24 +247,35 @@ private:
                     stream.isTma() ||
                         llvm::all_of(stream.load->getUsers(), isWarpgroupDot));
       stream.buffer =
-          LocalAllocOp::create(b, loc, bufferType, Value(), IntegerAttr());
+          LocalAllocOp::create(allocs, loc, bufferType, Value(), IntegerAttr());
       if (stream.isTma()) {
         stream.barriers = MBarrierAllocOp::create(
-            b, loc, MBarrierType::get(b.getContext(), stages, /*arrivals=*/1),
+            allocs, loc,
+            MBarrierType::get(b.getContext(), stages, /*arrivals=*/1),
             IntegerAttr());
         continue;
       }
       asyncProxy |= bufferType.getSwizzle() != 0;
       ++copyGroups;
     }
+    // A loop entered again (inside a program's work loop): the previous
+    // entry's readers are done with every stage before the prologue
+    // refills them, and the TMA ring's phases go on from its trip count.
+    Value base = enteredAgain(loop) ? ringBase(b, loc, loop, streams) : Value();
+    if (enteredAgain(loop))
+      BarrierOp::create(b, loc);
+    Value numStages = i32Constant(b, loc, stages);
     // Prologue: tiles 0 .. lookahead - 1.
     for (int64_t i = 0; i < lookahead; ++i) {
       IRMapping map;
       map.map(loop.getRegionIterArgs(), loop.getInitArgs());
       Value iv = advance(b, loc, loop.getLowerBound(), loop.getStep(), i);
       map.map(loop.getInductionVar(), iv);
-      issueCopies(b, loc, streams, slice, map, iv, loop.getUpperBound(),
-                  i32Constant(b, loc, i));
+      Value stage = i32Constant(b, loc, i);
+      if (base)
+        stage = arith::RemSIOp::create(
+            b, loc, arith::AddIOp::create(b, loc, base, stage), numStages);
+      issueCopies(b, loc, streams, slice, map, iv, loop.getUpperBound(), stage);
     }
 
     // In the body, after the moved yield computations.
@@ -269,7 +285,8 @@ private:
         b, loc, arith::SubIOp::create(b, loc, iv, loop.getLowerBound()),
         loop.getStep());
     index = asI32(b, loc, index);
-    Value numStages = i32Constant(b, loc, stages);
+    if (base)
+      index = arith::AddIOp::create(b, loc, base, index);
     Value current = arith::RemSIOp::create(b, loc, index, numStages);
     Value ahead = arith::RemSIOp::create(
         b, loc,
@@ -374,26 +391,68 @@ private:
   /// load is and waited for at once.
   static void copyInPlace(scf::ForOp loop, DescLoadOp load) {
     OpBuilder b(loop);
+    OpBuilder allocs(allocationPoint(loop));
     Location loc = load.getLoc();
-    Value buffer = LocalAllocOp::create(
-        b, loc, bufferFor(load.getType(), 1, true), Value(), IntegerAttr());
+    Value buffer =
+        LocalAllocOp::create(allocs, loc, bufferFor(load.getType(), 1, true),
+                             Value(), IntegerAttr());
     Value barriers = MBarrierAllocOp::create(
-        b, loc, MBarrierType::get(b.getContext(), 1, /*arrivals=*/1),
+        allocs, loc, MBarrierType::get(b.getContext(), 1, /*arrivals=*/1),
         IntegerAttr());
+    Value base;
+    if (enteredAgain(loop))
+      base = PipelineBaseOp::create(b, loc, barriers,
+                                    asI32(b, loc, loop.getLowerBound()),
+                                    asI32(b, loc, loop.getUpperBound()),
+                                    asI32(b, loc, loop.getStep()));
     b.setInsertionPoint(load);
-    Value index = arith::DivSIOp::create(
+    Value index = asI32(
         b, loc,
-        arith::SubIOp::create(b, loc, loop.getInductionVar(),
-                              loop.getLowerBound()),
-        loop.getStep());
-    Value parity = arith::AndIOp::create(b, loc, asI32(b, loc, index),
-                                         i32Constant(b, loc, 1));
+        arith::DivSIOp::create(b, loc,
+                               arith::SubIOp::create(b, loc,
+                                                     loop.getInductionVar(),
+                                                     loop.getLowerBound()),
+                               loop.getStep()));
+    if (base)
+      index = arith::AddIOp::create(b, loc, base, index);
+    Value parity =
+        arith::AndIOp::create(b, loc, index, i32Constant(b, loc, 1));
     Value stage = i32Constant(b, loc, 0);
     BarrierOp::create(b, loc); // the previous iteration read the buffer
     TmaCopyOp::create(b, loc, load.getDesc(), load.getRow(), load.getCol(),
                       buffer, stage, barriers,
                       arith::ConstantIntOp::create(b, loc, 1, 1));
     replaceByLandedTile(b, load, buffer, barriers, stage, parity);
+  }
+
+  /// Whether `loop` runs inside another loop, so that each of its entries
+  /// starts where the previous one left its buffers and barriers.
+  static bool enteredAgain(scf::ForOp loop) {
+    return loop->getParentOfType<scf::ForOp>() != nullptr;
+  }
+
+  /// Where `loop`'s buffers and barriers are made: before its outermost
+  /// enclosing loop, so that they are made (and mbarriers initialized)
+  /// once, not on every entry.
+  static Operation *allocationPoint(scf::ForOp loop) {
+    Operation *point = loop;
+    for (auto outer = loop->getParentOfType<scf::ForOp>(); outer;
+         outer = outer->getParentOfType<scf::ForOp>())
+      point = outer;
+    return point;
+  }
+
+  /// The TMA ring's trips before this entry of `loop` (tile.pipeline_base),
+  /// or null without TMA streams (cp.async has no phases to continue).
+  static Value ringBase(OpBuilder &b, Location loc, scf::ForOp loop,
+                        ArrayRef<Stream> streams) {
+    for (const Stream &stream : streams)
+      if (stream.isTma())
+        return PipelineBaseOp::create(b, loc, stream.barriers,
+                                      asI32(b, loc, loop.getLowerBound()),
+                                      asI32(b, loc, loop.getUpperBound()),
+                                      asI32(b, loc, loop.getStep()));
+    return Value();
   }
 
   /// The address computations of all streams, in block order.

@@ -42,12 +42,14 @@ int32_t consumerRegisters(int64_t consumerWarps) {
 }
 
 /// Whether `op` may be replayed by the producer: scalar, no regions, and
-/// either free of memory effects or a scalar load (a page-table entry).
+/// either free of memory effects, a scalar load (a page-table entry) or a
+/// ring's trip count (the producer keeps its own).
 bool isReplayable(Operation *op) {
   bool scalarLoad =
       isa<LoadOp>(op) && !isa<RankedTensorType>(op->getResult(0).getType());
   auto isTensor = [](Type type) { return isa<RankedTensorType>(type); };
-  return op->getNumRegions() == 0 && (isMemoryEffectFree(op) || scalarLoad) &&
+  return op->getNumRegions() == 0 &&
+         (isMemoryEffectFree(op) || scalarLoad || isa<PipelineBaseOp>(op)) &&
          llvm::none_of(op->getOperandTypes(), isTensor) &&
          llvm::none_of(op->getResultTypes(), isTensor);
 }
@@ -84,7 +86,7 @@ void eraseDeadScalars(ArrayRef<Value> values) {
 /// body (outermost first), the ops of that block the roots are computed
 /// from, in block order. Values defined above the split flow in.
 struct ProducerSlice {
-  SmallVector<Block *> blocks; // the enclosing scf.if bodies, then the body
+  SmallVector<Block *> blocks; // the enclosing if/for bodies, then the body
   DenseMap<Block *, SmallVector<Operation *>> ops;
 };
 
@@ -121,10 +123,23 @@ FailureOr<ProducerSlice> producerSlice(scf::ForOp loop,
   return slice;
 }
 
-/// (iv - lb) / step: the trip index.
-Value tripIndex(OpBuilder &b, Location loc, scf::ForOp loop, Value iv) {
+/// base + (iv - lb) / step: the trip index (`base`: the ring's trips in
+/// earlier entries of the loop, or null).
+Value tripIndex(OpBuilder &b, Location loc, scf::ForOp loop, Value iv,
+                Value base) {
   Value offset = arith::SubIOp::create(b, loc, iv, loop.getLowerBound());
-  return arith::DivSIOp::create(b, loc, offset, loop.getStep());
+  Value trip = arith::DivSIOp::create(b, loc, offset, loop.getStep());
+  return base ? arith::AddIOp::create(b, loc, base, trip) : trip;
+}
+
+/// The trip count tile-pipeline-loops made for the ring of `barriers`
+/// before `loop`, if the loop is entered more than once.
+Value ringBase(scf::ForOp loop, Value barriers) {
+  for (Operation *op = loop->getPrevNode(); op; op = op->getPrevNode())
+    if (auto base = dyn_cast<PipelineBaseOp>(op);
+        base && base.getRing() == barriers)
+      return base;
+  return Value();
 }
 
 Value i32(OpBuilder &b, Location loc, int64_t value) {
@@ -145,12 +160,11 @@ struct WarpSpecializePass
       if (func.isExternal() ||
           !func->hasAttr(TileDialect::KernelAttrHelper::getNameStr()))
         return;
-      // Outermost loops, at the top level or under top-level scf.ifs.
+      // Loops outermost first: the first one with TMA refills under
+      // replayable control is split.
       SmallVector<scf::ForOp> loops;
-      func.walk([&](scf::ForOp loop) {
-        if (!loop->getParentOfType<scf::ForOp>())
-          loops.push_back(loop);
-      });
+      func.walk<WalkOrder::PreOrder>(
+          [&](scf::ForOp loop) { loops.push_back(loop); });
       for (scf::ForOp loop : loops)
         if (succeeded(specialize(loop, consumerWarps))) {
           split = true;
@@ -177,22 +191,35 @@ private:
     return true;
   }
 
-  /// The scf.if ops (no results, loop in the then branch) around `loop`,
-  /// outermost first, up to the kernel's body. Fails on anything else in
-  /// between: the producer replays exactly this control.
-  static FailureOr<SmallVector<scf::IfOp>> enclosingIfs(scf::ForOp loop,
-                                                        Block *kernelBody) {
-    SmallVector<scf::IfOp> ifs;
+  /// The control around `loop` up to the kernel's body, outermost first:
+  /// scf.if ops without results holding it in their then branch, and
+  /// scf.for loops without carried values (a persistent program's work
+  /// loop). Fails on anything else: the producer replays exactly this
+  /// control.
+  static FailureOr<SmallVector<Operation *>>
+  enclosingControl(scf::ForOp loop, Block *kernelBody) {
+    SmallVector<Operation *> control;
     for (Operation *op = loop; op->getBlock() != kernelBody;) {
-      auto ifOp = dyn_cast<scf::IfOp>(op->getParentOp());
-      if (!ifOp || ifOp->getNumResults() ||
-          op->getParentRegion() != &ifOp.getThenRegion())
+      Operation *parent = op->getParentOp();
+      auto ifOp = dyn_cast<scf::IfOp>(parent);
+      auto forOp = dyn_cast<scf::ForOp>(parent);
+      if (ifOp && !ifOp->getNumResults() &&
+          op->getParentRegion() == &ifOp.getThenRegion())
+        control.push_back(ifOp);
+      else if (forOp && forOp.getInitArgs().empty())
+        control.push_back(forOp);
+      else
         return failure();
-      ifs.push_back(ifOp);
-      op = ifOp;
+      op = parent;
     }
-    std::reverse(ifs.begin(), ifs.end());
-    return ifs;
+    std::reverse(control.begin(), control.end());
+    return control;
+  }
+
+  static Block *bodyOf(Operation *control) {
+    if (auto ifOp = dyn_cast<scf::IfOp>(control))
+      return ifOp.thenBlock();
+    return cast<scf::ForOp>(control).getBody();
   }
 
   /// Whether the stage trip i reads can be released in trip i itself: its
@@ -219,12 +246,14 @@ private:
     if (refills.empty())
       return failure();
     Block *kernelBody = &loop->getParentOfType<func::FuncOp>().front();
-    FailureOr<SmallVector<scf::IfOp>> ifs = enclosingIfs(loop, kernelBody);
-    if (failed(ifs))
+    FailureOr<SmallVector<Operation *>> control =
+        enclosingControl(loop, kernelBody);
+    if (failed(control))
       return failure();
     // The split replaces the top-level op holding the loop: everything from
     // there on runs on the consumers.
-    Operation *anchor = ifs->empty() ? loop.getOperation() : ifs->front();
+    Operation *anchor =
+        control->empty() ? loop.getOperation() : control->front();
     if (!onlyScalarsBefore(anchor))
       return failure();
     // The refill barrier: the last barrier before the first refill copy.
@@ -236,13 +265,19 @@ private:
     SmallVector<Block *> blocks;
     SmallVector<Value> roots = {loop.getLowerBound(), loop.getUpperBound(),
                                 loop.getStep()};
-    for (scf::IfOp ifOp : *ifs) {
-      blocks.push_back(ifOp.thenBlock());
-      roots.push_back(ifOp.getCondition());
+    for (Operation *op : *control) {
+      blocks.push_back(bodyOf(op));
+      if (auto ifOp = dyn_cast<scf::IfOp>(op))
+        roots.push_back(ifOp.getCondition());
+      else
+        llvm::append_range(roots, op->getOperands()); // the loop's bounds
     }
     blocks.push_back(loop.getBody());
     for (TmaCopyOp copy : refills)
       llvm::append_range(roots, copy->getOperands());
+    Value base = ringBase(loop, refills.front().getBarriers());
+    if (base)
+      roots.push_back(base);
     FailureOr<ProducerSlice> slice = producerSlice(loop, blocks, roots);
     if (failed(slice))
       return failure();
@@ -272,11 +307,11 @@ private:
       return failure();
     // Buffers and barriers both partitions use are made before the split,
     // by every thread (mbarrier initialization ends in a CTA barrier).
-    for (scf::IfOp ifOp : *ifs)
-      for (Operation &op :
-           llvm::make_early_inc_range(ifOp.thenBlock()->getOperations()))
-        if (isHoistedAllocation(&op))
-          op.moveBefore(anchor);
+    for (Operation *op : *control)
+      for (Operation &inner :
+           llvm::make_early_inc_range(bodyOf(op)->getOperations()))
+        if (isHoistedAllocation(&inner))
+          inner.moveBefore(anchor);
 
     Location loc = loop.getLoc();
     MLIRContext *ctx = loop.getContext();
@@ -296,12 +331,22 @@ private:
     // for stage i mod S to be free and copies.
     IRMapping map;
     b.setInsertionPointToStart(producer);
-    for (auto [level, ifOp] : llvm::enumerate(*ifs)) {
-      for (Operation *op : slice->ops.lookup(blocks[level]))
-        b.clone(*op, map);
-      auto clone = scf::IfOp::create(
-          b, loc, map.lookupOrDefault(ifOp.getCondition()), false);
-      b.setInsertionPointToStart(clone.thenBlock());
+    for (auto [level, op] : llvm::enumerate(*control)) {
+      if (auto ifOp = dyn_cast<scf::IfOp>(op)) {
+        auto clone = scf::IfOp::create(
+            b, loc, map.lookupOrDefault(ifOp.getCondition()), false);
+        b.setInsertionPointToStart(clone.thenBlock());
+      } else {
+        auto forOp = cast<scf::ForOp>(op);
+        auto clone = scf::ForOp::create(
+            b, loc, map.lookupOrDefault(forOp.getLowerBound()),
+            map.lookupOrDefault(forOp.getUpperBound()),
+            map.lookupOrDefault(forOp.getStep()));
+        map.map(forOp.getInductionVar(), clone.getInductionVar());
+        b.setInsertionPointToStart(clone.getBody());
+      }
+      for (Operation *sliceOp : slice->ops.lookup(blocks[level]))
+        b.clone(*sliceOp, map);
     }
     auto trips =
         scf::ForOp::create(b, loc, map.lookupOrDefault(loop.getLowerBound()),
@@ -317,7 +362,8 @@ private:
             arith::MulIOp::create(b, loc, tripStep, i32(b, loc, lookahead))));
     for (Operation *op : slice->ops.lookup(loop.getBody()))
       b.clone(*op, map);
-    Value trip = tripIndex(b, loc, trips, iv);
+    Value trip =
+        tripIndex(b, loc, trips, iv, base ? map.lookupOrNull(base) : Value());
     Value stage = arith::RemSIOp::create(b, loc, trip, i32(b, loc, stages));
     Value round = arith::DivSIOp::create(b, loc, trip, i32(b, loc, stages));
     Value parity = arith::XOrIOp::create(
@@ -351,7 +397,8 @@ private:
       // producer refills it while trip i + 1 computes.
       b.setInsertionPoint(loop.getBody()->getTerminator());
       Value own = arith::RemSIOp::create(
-          b, loc, tripIndex(b, loc, loop, consumerIv), i32(b, loc, stages));
+          b, loc, tripIndex(b, loc, loop, consumerIv, base),
+          i32(b, loc, stages));
       MBarrierArriveOp::create(b, loc, empty, own, Value(),
                                buffers.getArrayRef(), /*perWarp=*/true);
       return success();
@@ -361,13 +408,36 @@ private:
     b.setInsertionPointAfter(&*lastDot);
     Value previous = arith::RemSIOp::create(
         b, loc,
-        arith::AddIOp::create(b, loc, tripIndex(b, loc, loop, consumerIv),
+        arith::AddIOp::create(b, loc, tripIndex(b, loc, loop, consumerIv, base),
                               i32(b, loc, stages - 1)),
         i32(b, loc, stages));
     Value notFirst = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt,
                                            consumerIv, loop.getLowerBound());
     MBarrierArriveOp::create(b, loc, empty, previous, notFirst,
                              buffers.getArrayRef(), /*perWarp=*/true);
+    if (!base)
+      return success();
+    // A loop entered again also releases its last trip's stage after it:
+    // the producer refills it for the next entry.
+    b.setInsertionPointAfter(loop);
+    Value span = arith::SubIOp::create(b, loc, loop.getUpperBound(),
+                                       loop.getLowerBound());
+    Value entryTrips = arith::DivSIOp::create(
+        b, loc,
+        arith::AddIOp::create(
+            b, loc, span,
+            arith::SubIOp::create(b, loc, loop.getStep(), i32(b, loc, 1))),
+        loop.getStep());
+    Value ran = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, span,
+                                      i32(b, loc, 0));
+    Value last = arith::RemSIOp::create(
+        b, loc,
+        arith::SubIOp::create(b, loc,
+                              arith::AddIOp::create(b, loc, base, entryTrips),
+                              i32(b, loc, 1)),
+        i32(b, loc, stages));
+    MBarrierArriveOp::create(b, loc, empty, last, ran, buffers.getArrayRef(),
+                             /*perWarp=*/true);
     return success();
   }
 };

@@ -152,8 +152,8 @@ module attributes {tile.num_warps = 4 : i32, tile.warp_specialize} {
 // loop sits in an scf.if whose body computes tensors first, and each
 // trip's rows come from a page-table entry. The split replaces the whole
 // scf.if: allocations move before it; the producer replays the condition,
-// the table pointer and the per-trip table load (before its stage wait);
-// the consumer keeps the tensor code. The accumulator is rescaled by the
+// the table pointer inside it and the per-trip table load (before its
+// stage wait); the consumer keeps the tensor code. The accumulator is rescaled by the
 // next trip (read, not only accumulated on), so its dot is waited for in
 // its own trip, and each trip releases its own stage, unconditionally.
 
@@ -166,9 +166,9 @@ module attributes {tile.num_warps = 4 : i32, tile.warp_specialize} {
 // CHECK-NEXT: %[[EMPTY:.*]] = tile.mbarrier_alloc -> <2, arrivals = 4>
 // CHECK-NEXT: tile.warp_specialize
 // CHECK-SAME: producer {
+// CHECK-NEXT: scf.if %[[OK]] {
 // CHECK-NEXT: %[[ROW:.*]] = arith.muli
 // CHECK-NEXT: %[[TABLE:.*]] = tile.addptr %{{.*}}, %[[ROW]]
-// CHECK-NEXT: scf.if %[[OK]] {
 // CHECK-NEXT: scf.for
 // CHECK-NOT: arith.addf
 // CHECK: %[[ENTRY:.*]] = tile.addptr %[[TABLE]]

@@ -407,6 +407,28 @@ def Tile_MBarrierArriveOp : Tile_Op<"mbarrier_arrive", [
   }];
 }
 
+def Tile_PipelineBaseOp : Tile_Op<"pipeline_base", [
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "trips a TMA stage ring ran before this entry of its loop";
+  let description = [{
+    A pipelined loop inside another loop (a persistent program's work loop)
+    is entered many times, and its ring's mbarriers keep their phases from
+    one entry to the next: the trip index that picks a stage and a parity
+    is `result + (iv - lower) / step`. Each run of this op returns the trips
+    of every earlier run in this thread and adds those of this entry of
+    [`lower`, `upper`) by `step` (none when `upper <= lower`). `ring` names
+    the stage ring (its full barriers); the producer and the consumers of a
+    warp split each count in their own op. Lowered to a per-thread counter
+    that LLVM keeps in a register.
+  }];
+  let arguments = (ins Tile_MBarrierType:$ring, I32:$lower, I32:$upper,
+                       I32:$step);
+  let results = (outs I32:$result);
+  let assemblyFormat = [{
+    $ring `,` $lower `to` $upper `step` $step attr-dict `:` type($ring)
+  }];
+}
+
 def Tile_ZeroRowsOp : Tile_Op<"zero_rows", [
     MemoryEffects<[MemRead, MemWrite]>]> {
   let summary = "zero the rows of a buffer stage from `first` on";

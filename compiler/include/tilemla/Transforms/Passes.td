@@ -85,6 +85,13 @@ def TilePipelineLoops : Pass<"tile-pipeline-loops", "mlir::ModuleOp"> {
     stage's (i / S)-th phase where the load was, then `tile.zero_rows`
     clears the rows at or past `row_end`. Where the loop cannot be
     pipelined, the copy is issued in place, one stage, no lookahead.
+
+    A loop inside another loop (a persistent program's work loop) is
+    entered many times: its buffers and mbarriers are made once, before the
+    outermost loop; each entry starts with a `tile.barrier` (the previous
+    entry's readers are done with the stages), and a `tile.pipeline_base`
+    gives the TMA ring's trips in earlier entries, added to every trip
+    index, so stages and phases go on instead of restarting at 0.
   }];
   let dependentDialects = ["mlir::arith::ArithDialect"];
 }
@@ -94,13 +101,16 @@ def TileWarpSpecialize : Pass<"tile-warp-specialize", "mlir::ModuleOp"> {
   let description = [{
     In a module marked `tile.warp_specialize` (`with warp_specialize = True`
     on the kernel), the first loop tile-pipeline-loops streams with TMA that
-    sits in the kernel's body or in the then branches of result-less
-    `scf.if`s there splits the kernel at that top-level op into a
+    sits in the kernel's body, in the then branches of result-less
+    `scf.if`s, or in loops without carried values (a persistent work loop),
+    nested in any order, splits the kernel at that top-level op into a
     `tile.warp_specialize`:
     - allocations without an initial value (stage buffers, mbarriers) move
       before the split: every thread makes them;
-    - the producer region replays the control: the enclosing conditions,
-      what they and the loop's bounds are computed from, and per trip i the
+    - the producer region replays the control: the enclosing conditions
+      and loops, what they and the loop's bounds are computed from (its own
+      `tile.pipeline_base` too, so trip indices go on across entries), and
+      per trip i the
       refill copies' coordinates (scalar code and scalar loads such as a
       page-table entry, cloned with the trip's own induction value); then it
       waits until stage i mod S is free (an `empty` mbarrier per stage,
@@ -112,11 +122,12 @@ def TileWarpSpecialize : Pass<"tile-warp-specialize", "mlir::ModuleOp"> {
       that dot (`tile.mbarrier_arrive ... releases`, one arrival per
       consumer warp), so the group stays in flight; a loop whose next trip
       reads the accumulator (a rescale) releases its own stage at the end
-      of the trip;
+      of the trip. An accumulating loop entered again also releases its
+      last trip's stage after the loop;
     - the prologue copies go: the producer's first trips are theirs.
     The module gets `tile.producer_warps`. A loop whose copies depend on a
-    loop-carried value or on memory it writes, that is nested in a loop or
-    in anything but such `scf.if`s, or whose top-level op follows tensor
+    loop-carried value or on memory it writes, that is nested in anything
+    but such `scf.if`s and loops, or whose top-level op follows tensor
     code (which would run on the producer warps too, outside the layouts)
     is left as it is.
   }];
