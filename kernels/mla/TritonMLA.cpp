@@ -495,8 +495,13 @@ void TritonMLAImpl::run(const TensorView &qNope, const TensorView &qPe,
       static_cast<const char *>(qPe.data) + qPeOffset * dtypeSize(dtype);
   char *wsO = static_cast<char *>(workspace->data());
   char *wsLse = wsO + wsLseOffset();
+  // A program per work item, or persistent: one per SM (a 64-head program
+  // fills one), each taking items numSMs apart.
+  const int64_t items = headBlocks * B * splits;
+  const int64_t programs =
+      persistentStage1(tma) ? std::min<int64_t>(items, numSMs) : items;
   kernels.stage1.launch(
-      {unsigned(headBlocks), unsigned(B), unsigned(splits)},
+      {unsigned(programs), 1, 1},
       {KernelArg::pointer(qNope.data), KernelArg::pointer(qPeData),
        KernelArg::pointer(kv.data),
        // The cache's rows for TMA; a kernel without TMA never reads it, and
@@ -508,7 +513,8 @@ void TritonMLAImpl::run(const TensorView &qNope, const TensorView &qPe,
        KernelArg::pointer(wsO), KernelArg::pointer(wsLse), KernelArg::i32(sqnB),
        KernelArg::i32(sqnH), KernelArg::i32(sqpB), KernelArg::i32(sqpH),
        KernelArg::i64(kv.strides[0]), KernelArg::i32(skvTok),
-       KernelArg::i32(sbt), KernelArg::f32(float(softmaxScale))},
+       KernelArg::i32(sbt), KernelArg::f32(float(softmaxScale)),
+       KernelArg::i32(int32_t(B))},
       stream);
   kernels.stage2.launch(
       {unsigned(B), unsigned(heads), unsigned(rank / shape.columnBlock)},

@@ -227,7 +227,10 @@ class MatmulDescTest : public GpuTest,
 /// are exact, so only the f32 accumulation rounds (checked at 1e-5). The
 /// first tiling is the kernel's default (128 x 256 x 64, 3 stages, and the
 /// 8 warps it declares); two 128-row tilings also run warp-specialized (a
-/// producer warpgroup issues the TMA copies: 4 more warps on sm_90a).
+/// producer warpgroup issues the TMA copies: 4 more warps on sm_90a). Some
+/// run on a persistent grid of 2 programs, each taking every other tile:
+/// the k loop is entered once per tile, and its stages and barrier phases
+/// go on across tiles (with and without a producer, TMA and cp.async).
 TEST_P(MatmulDescTest, MatchesReference) {
   DType type = GetParam();
   struct Shape {
@@ -236,16 +239,21 @@ TEST_P(MatmulDescTest, MatchesReference) {
   struct Variant {
     Tiling tiling;
     bool warpSpecialize;
+    bool persistent = false;
   };
-  for (auto [t, warpSpecialize] :
+  for (auto [t, warpSpecialize, persistent] :
        {Variant{{128, 256, 64, 3, 0}, false},
         Variant{{128, 256, 64, 3, 0}, true},
+        Variant{{128, 256, 64, 4, 0}, true, true},
         Variant{{128, 128, 64, 3, 8}, false},
+        Variant{{128, 128, 64, 3, 8}, false, true},
         Variant{{128, 128, 64, 4, 8}, true}, Variant{{64, 64, 64, 2, 4}, false},
         Variant{{64, 128, 32, 2, 8}, false}, Variant{{32, 32, 32, 2, 4}, false},
+        Variant{{32, 32, 32, 2, 4}, false, true},
         Variant{{64, 64, 64, 1, 4}, false}}) {
-    std::string what =
-        t.describe() + (warpSpecialize ? " warp-specialized" : "");
+    std::string what = t.describe() +
+                       (warpSpecialize ? " warp-specialized" : "") +
+                       (persistent ? " persistent" : "");
     Kernel kernel =
         t.compile("examples/matmul_desc", type,
                   {{"WARP_SPECIALIZE", warpSpecialize ? "1" : "0"}});
@@ -269,6 +277,8 @@ TEST_P(MatmulDescTest, MatchesReference) {
       DeviceBuffer da = upload(a), db = upload(b);
       DeviceBuffer dc = poisoned(c.bytes.size());
       unsigned grid = ((s.m + t.m - 1) / t.m) * ((s.n + t.n - 1) / t.n);
+      if (persistent)
+        grid = std::min(grid, 2u);
       kernel.launch({grid, 1, 1}, {KernelArg::tensor(da.data(), s.m, s.k, padA),
                                    KernelArg::tensor(db.data(), s.k, s.n, padB),
                                    KernelArg::pointer(dc.data()),

@@ -42,6 +42,8 @@ mla::DType toMla(DType t) {
 struct Tuning {
   int tokenBlock = 0, stages = 0, warps = 0, headBlock = 0;
   bool warpSpecialize = true;
+  bool persistent = false;
+  int numSMs = 0; ///< fewer persistent programs: many items each
 };
 
 class MlaGpuTest : public ::testing::Test {
@@ -91,6 +93,8 @@ protected:
     options.stage1Warps = tuning.warps;
     options.headBlock = tuning.headBlock;
     options.warpSpecialize = tuning.warpSpecialize;
+    options.persistent = tuning.persistent;
+    options.numSMs = tuning.numSMs;
     mla::MLAArgs args{R, P, 128, 128};
     mla::TritonMLAImpl impl(H, R + P, c.scale, 1, std::nullopt, std::nullopt,
                             "auto", std::nullopt, "decoder", std::nullopt, args,
@@ -153,7 +157,10 @@ protected:
       static const char *policies[] = {"Fixed4", "BatchInvariant", "Auto"};
       std::string what = r.c.describe() + " policy=" + policies[int(r.policy)] +
                          " seed=" + std::to_string(seed) +
-                         (r.tuning.warpSpecialize ? "" : " no-ws");
+                         (r.tuning.warpSpecialize ? "" : " no-ws") +
+                         (r.tuning.persistent ? " persistent" : "") +
+                         (r.tuning.numSMs ? " sms=" + std::to_string(r.tuning.numSMs)
+                                          : "");
       SCOPED_TRACE(what);
       MlaErrors e = run(r.c, r.policy, r.lse, r.tuning);
       bool lowLse = r.lse == mla::LseDType::Query;
@@ -271,15 +278,22 @@ TEST_F(MlaGpuTest, TmaStreamsContiguousPages) {
   MlaCase c = mk(128, 64, {777, 5, 64}, DType::F16);
   c.contiguousPages = true;
   runs.push_back({c, SP::Fixed4, mla::LseDType::F32, Tuning{32, 3, 0, 0}});
-  // The same without the producer warpgroup: the compute warps issue the
-  // copies (the other TMA kernel).
+  // The same without the producer warpgroup (the compute warps issue the
+  // copies: the other TMA kernel), and with it on a persistent grid: a
+  // program per SM, and 3 programs, so that each takes many items (empty
+  // ones too) and its stage ring goes on across them.
   for (size_t i = 0, n = runs.size(); i < n; ++i) {
-    Run plain = runs[i];
+    Run plain = runs[i], persistent = runs[i], few = runs[i];
     plain.tuning.warpSpecialize = false;
+    persistent.tuning.persistent = true;
+    few.tuning.persistent = true;
+    few.tuning.numSMs = 3;
     runs.push_back(plain);
+    runs.push_back(persistent);
+    runs.push_back(few);
   }
   family("TMA: H 64/128 x pages 64/128 x policies, with and without a "
-         "producer warpgroup",
+         "producer warpgroup, persistent or not",
          runs);
 }
 

@@ -57,8 +57,10 @@ struct Worst {
 };
 
 /// Runs stage 1 and stage 2 on `c` with `splits`; returns the errors.
+/// `programs` > 0: stage 1 as that many persistent programs, each taking
+/// the work items `programs` apart (0: a program per item).
 MlaErrors runCase(const MlaCase &c, int splits, std::mt19937_64 &rng,
-                  DType lseType = DType::F32) {
+                  DType lseType = DType::F32, int programs = 0) {
   MlaProblem p = makeMlaProblem(c, rng);
   MlaReference ref = mlaReference(p);
   const int B = c.B(), headBlocks = (c.H + 15) / 16;
@@ -104,7 +106,7 @@ MlaErrors runCase(const MlaCase &c, int splits, std::mt19937_64 &rng,
   };
   HostTensor &qpBuf = c.pair ? p.qp : p.qn;
   stage1.launch(
-      {unsigned(headBlocks), unsigned(B), unsigned(splits)},
+      {unsigned(programs ? programs : headBlocks * B * splits), 1, 1},
       {ptr(p.qn, 0), ptr(qpBuf, size_t(p.qpOffset)), ptr(p.kv, 0),
        interp::Arg::tensorDesc(p.kv.bytes.data(), p.kv.bytes.size(),
                                int64_t(p.numPages) * c.page, c.R + c.P,
@@ -114,7 +116,8 @@ MlaErrors runCase(const MlaCase &c, int splits, std::mt19937_64 &rng,
        interp::Arg::i32(int(p.qnStrideB)), interp::Arg::i32(int(p.qnStrideH)),
        interp::Arg::i32(int(p.qpStrideB)), interp::Arg::i32(int(p.qpStrideH)),
        interp::Arg::i64(p.kvPageStride), interp::Arg::i32(int(p.kvTokStride)),
-       interp::Arg::i32(p.btStride), interp::Arg::f32(float(c.scale))});
+       interp::Arg::i32(p.btStride), interp::Arg::f32(float(c.scale)),
+       interp::Arg::i32(B)});
   stage2.launch({unsigned(B), unsigned(c.H), unsigned(c.R / rBlock)},
                 {interp::Arg::pointer(wsO), interp::Arg::pointer(wsLse),
                  interp::Arg::pointer(lens), ptr(o, 0), ptr(lse, 0),
@@ -143,6 +146,7 @@ struct Family {
   const char *name;
   std::vector<MlaCase> cases;
   std::vector<int> splits;
+  int programs = 0; ///< persistent stage-1 programs (0: one per item)
 };
 
 double oTolerance(DType t) { return t == DType::BF16 ? 1e-2 : 2e-3; }
@@ -158,7 +162,7 @@ void runFamilies(const std::vector<Family> &families) {
     for (const MlaCase &c : f.cases)
       for (int splits : f.splits) {
         SCOPED_TRACE(c.describe() + " splits=" + std::to_string(splits));
-        MlaErrors e = runCase(c, splits, rng);
+        MlaErrors e = runCase(c, splits, rng, DType::F32, f.programs);
         EXPECT_LE(e.o, oTolerance(c.type)) << "at " << e.where;
         EXPECT_LE(e.lse, 1e-3);
         worst.o = std::max(worst.o, e.o);
@@ -221,7 +225,8 @@ TEST(MlaInterpreter, TmaVariant) {
                                 small(16, 64, {1000, 513, 2})};
   for (MlaCase &c : cases)
     c.contiguousPages = true;
-  runFamilies({{"TMA variant, contiguous pages", cases, {1, 4}}});
+  runFamilies({{"TMA variant, contiguous pages", cases, {1, 4}},
+               {"TMA variant, 3 persistent programs", cases, {1, 4}, 3}});
 }
 
 TEST(MlaInterpreter, PeakySoftmax) {

@@ -54,10 +54,12 @@ struct Tiling {
   int m = 128, n = 256, k = 64, stages = 3; ///< the kernel's defaults
   unsigned warps = 8;          ///< what the kernel declares for them
   bool warpSpecialize = false; ///< ":ws": a producer warpgroup for TMA
+  bool persistent = false;     ///< ":p": one program per SM, many tiles each
   std::string label() const {
     return std::to_string(m) + "x" + std::to_string(n) + "x" +
            std::to_string(k) + ":" + std::to_string(stages) + ":" +
-           std::to_string(warps) + (warpSpecialize ? ":ws" : "");
+           std::to_string(warps) + (warpSpecialize ? ":ws" : "") +
+           (persistent ? ":p" : "");
   }
 };
 
@@ -106,10 +108,11 @@ struct ShapeResult {
       "            4096x4096x1024)\n"
       "  --tiling  matmul_desc's BLOCK_M x BLOCK_N x BLOCK_K : STAGES : "
       "warps,\n"
-      "            and ':ws' for a producer warpgroup issuing the TMA copies\n"
-      "            (default 128x256x64:3:8, the kernel's defaults, the same\n"
-      "            with :ws, and 128x128x64:3:8; for M <= 128 also\n"
-      "            128x64x64:4:8)\n"
+      "            then ':ws' for a producer warpgroup issuing the TMA copies\n"
+      "            and ':p' for a persistent grid (a program per SM, each\n"
+      "            taking tiles that far apart) (default 128x256x64:3:8,\n"
+      "            the kernel's defaults, 128x256x64:4:8:ws:p, and\n"
+      "            128x128x64:3:8; for M <= 128 also 128x64x64:4:8)\n"
       "  --runs    timed calls (default 50; fewer, at least 10, when one\n"
       "            call is long), --warmup calls before (default 5)\n"
       "  --flush-mib  L2 flush buffer (default 256)\n"
@@ -180,10 +183,16 @@ Options parseOptions(int argc, char **argv) {
       o.tilings =
           parseList<Tiling>(arg, value, [](const std::string &t, Tiling &x) {
             std::string body = t;
-            x.warpSpecialize =
-                body.size() > 3 && body.compare(body.size() - 3, 3, ":ws") == 0;
-            if (x.warpSpecialize)
-              body.resize(body.size() - 3);
+            auto strip = [&](const std::string &suffix) {
+              bool found = body.size() > suffix.size() &&
+                           body.compare(body.size() - suffix.size(),
+                                        suffix.size(), suffix) == 0;
+              if (found)
+                body.resize(body.size() - suffix.size());
+              return found;
+            };
+            x.persistent = strip(":p");
+            x.warpSpecialize = strip(":ws");
             char end = 0;
             return std::sscanf(body.c_str(), "%dx%dx%d:%d:%u%c", &x.m, &x.n,
                                &x.k, &x.stages, &x.warps, &end) == 5 &&
@@ -212,7 +221,7 @@ Options parseOptions(int argc, char **argv) {
 std::vector<Tiling> tilingsFor(const Shape &s, const Options &o) {
   if (!o.tilings.empty())
     return o.tilings;
-  std::vector<Tiling> out{Tiling{}, Tiling{128, 256, 64, 3, 8, true},
+  std::vector<Tiling> out{Tiling{}, Tiling{128, 256, 64, 4, 8, true, true},
                           Tiling{128, 128, 64, 3, 8}};
   if (s.M <= 128) // skinny: more programs along N
     out.push_back(Tiling{128, 64, 64, 4, 8});
@@ -295,7 +304,7 @@ Kernel compileTiling(const Tiling &t) {
 
 ShapeResult runShape(const Shape &s, const Options &o, GpuTimer &timer,
                      RandomSource &random, CublasLtMatmul *cublas,
-                     DeviceBuffer *workspace) {
+                     DeviceBuffer *workspace, int sms) {
   ShapeResult res;
   res.shape = s;
   size_t cBytes = size_t(s.M) * s.N * 2;
@@ -331,8 +340,10 @@ ShapeResult runShape(const Shape &s, const Options &o, GpuTimer &timer,
     row.tiling = t;
     try {
       Kernel kernel = compileTiling(t);
-      unsigned grid =
+      unsigned tiles =
           unsigned(((s.M + t.m - 1) / t.m) * ((s.N + t.n - 1) / t.n));
+      unsigned grid =
+          t.persistent ? std::min(tiles, unsigned(sms)) : tiles;
       std::vector<KernelArg> args{KernelArg::tensor(a.data(), s.M, s.K, s.K),
                                   KernelArg::tensor(b.data(), s.K, s.N, s.N),
                                   KernelArg::pointer(c.data()),
@@ -384,7 +395,7 @@ std::string errorText(double e) {
 }
 
 void printHeader() {
-  std::printf("\n%-16s %-16s %9s %8s %10s %8s %6s %10s %10s\n", "MxNxK",
+  std::printf("\n%-16s %-19s %9s %8s %10s %8s %6s %10s %10s\n", "MxNxK",
               "tiling", "us", "TFLOP/s", "cuBLAS us", "TFLOP/s", "ratio",
               "err cuBLAS", "err host");
 }
@@ -392,20 +403,20 @@ void printHeader() {
 void printRow(const ShapeResult &r, const Row &x) {
   std::string shape = r.shape.label(), tiling = x.tiling.label();
   if (!x.error.empty()) {
-    std::printf("%-16s %-16s error: %s\n", shape.c_str(), tiling.c_str(),
+    std::printf("%-16s %-19s error: %s\n", shape.c_str(), tiling.c_str(),
                 x.error.c_str());
     return;
   }
   double mine = tflops(r.shape, x.time.us);
   if (r.cublas) {
     double theirs = tflops(r.shape, r.cublas->us);
-    std::printf("%-16s %-16s %9.1f %8.1f %10.1f %8.1f %6.3f %10s %10s\n",
+    std::printf("%-16s %-19s %9.1f %8.1f %10.1f %8.1f %6.3f %10s %10s\n",
                 shape.c_str(), tiling.c_str(), x.time.us.median, mine,
                 r.cublas->us.median, theirs, mine / theirs,
                 errorText(x.cublasError).c_str(),
                 errorText(x.hostError).c_str());
   } else {
-    std::printf("%-16s %-16s %9.1f %8.1f %10s %8s %6s %10s %10s\n",
+    std::printf("%-16s %-19s %9.1f %8.1f %10s %8s %6s %10s %10s\n",
                 shape.c_str(), tiling.c_str(), x.time.us.median, mine, "-", "-",
                 "-", "-", errorText(x.hostError).c_str());
   }
@@ -507,7 +518,8 @@ int run(const Options &o, Report &report) {
     ShapeResult res;
     try {
       res = runShape(s, o, timer, random, cublas.get(),
-                     workspace ? &*workspace : nullptr);
+                     workspace ? &*workspace : nullptr,
+                     report.device.multiprocessors);
     } catch (const std::exception &e) { // e.g. out of device memory
       res.shape = s;
       res.rows.push_back(Row{Tiling{}, {}, NAN, NAN, e.what()});
@@ -531,7 +543,7 @@ int main(int argc, char **argv) {
     for (const Shape &s : o.shapes)
       for (const Tiling &t : tilingsFor(s, o))
         std::printf(
-            "%-16s %-16s %.1f GFLOP, %.1f MiB\n", s.label().c_str(),
+            "%-16s %-19s %.1f GFLOP, %.1f MiB\n", s.label().c_str(),
             t.label().c_str(), s.flops() / 1e9,
             2.0 * (double(s.M) * s.K + double(s.K) * s.N + 2.0 * s.M * s.N) /
                 double(MiB));

@@ -144,6 +144,14 @@ struct TritonMLAOptions {
   /// warps per program. false: the compute warps issue them (for
   /// comparison).
   bool warpSpecialize = true;
+  /// With that producer, stage 1 runs one program per SM, each taking work
+  /// items (head block, request, split) numSMs apart: the producer streams
+  /// the next item's first tokens while the compute warps finish this one.
+  /// Off by default: measured on the H200, uniform batches gain up to 8 %
+  /// (H=128 B=128 L=8192: 775 -> 711 us), but ragged ones lose up to 27 %
+  /// (a fixed share of items per program, where the hardware otherwise
+  /// hands the next program to whichever SM is free).
+  bool persistent = false;
 };
 
 /// The split count `policy` chooses (see SplitPolicy). Pure host function.
@@ -270,6 +278,10 @@ private:
                             DType lseDtype, bool tma, LaunchShape shape);
   int tokenBlock() const {
     return opts.tokenBlock ? opts.tokenBlock : kTokenBlock;
+  }
+  /// Stage 1 as persistent programs (TritonMLAOptions::persistent).
+  bool persistentStage1(bool tma) const {
+    return tma && opts.warpSpecialize && opts.persistent;
   }
   /// Heads per stage-1 program.
   int headBlock() const {
