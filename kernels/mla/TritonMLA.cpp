@@ -121,8 +121,11 @@ int32_t i32Stride(const char *name, int64_t stride) {
 }
 } // namespace
 
-/// Auto's cap on the tokens of one (request, split, head block) chunk.
+/// Auto's cap on the tokens of one (request, split, head block) chunk; a
+/// 64-head program is bound by its tensor cores, so its cap does not grow
+/// with the head blocks beside it.
 constexpr int64_t kTailChunkTokens = 4096;
+constexpr int64_t kWarpgroupTailChunkTokens = 2048;
 
 int chooseNumSplits(SplitPolicy policy, int64_t batch, int64_t numHeads,
                     int64_t maxSeqLen, int numSMs, int maxSplits, int headBlock,
@@ -137,18 +140,29 @@ int chooseNumSplits(SplitPolicy policy, int64_t batch, int64_t numHeads,
         cdiv(std::max<int64_t>(1, numHeads), std::max(1, headBlock));
     int64_t programs = std::max<int64_t>(1, batch) * headBlocks;
     int64_t len = std::max<int64_t>(0, maxSeqLen);
+    // A 64-head program holds q and two token blocks in shared memory
+    // (about 220 KB): it fills an SM.
+    bool fillsSM = headBlock >= TritonMLAImpl::kWarpgroupHeadBlock;
     // At least minSplits (the seed's 4): with ragged lengths a few splits
     // per request balance the SMs much better, at little cost for uniform
     // ones. The longest request's chunk is the tail of the launch: chunks
     // of at most 4096 tokens per head block (ragged B=32..128 at L=32768,
-    // H=16: 13-19% faster on the H200; uniform within 1%), as long as that
-    // keeps the launch within 16 programs per SM (which also bounds the
-    // workspace).
+    // H=16: 13-19% faster on the H200; uniform within 1%), 2048 for
+    // SM-filling programs (ragged H=128 B=32 L=8192: 267 -> 229 us), as
+    // long as that keeps the launch within 16 programs per SM (which also
+    // bounds the workspace).
     int64_t sms = std::max(1, numSMs);
-    int64_t byTail = std::min(cdiv(len, kTailChunkTokens * headBlocks),
+    int64_t tailChunk =
+        fillsSM ? kWarpgroupTailChunkTokens : kTailChunkTokens * headBlocks;
+    int64_t byTail = std::min(cdiv(len, tailChunk),
                               std::max<int64_t>(1, 16 * sms / programs));
+    // Enough programs for two per SM, or one where a program fills an SM:
+    // a second wave of those only adds each program's start and end
+    // (H=128 B=8 L=4096 on the H200: 16 splits 51.6 us, 8 splits 39.2 us;
+    // ragged 57.9 against 51.7).
+    int64_t perWave = fillsSM ? sms : 2 * sms;
     int64_t want = std::max<int64_t>(
-        {int64_t(minSplits), cdiv(2 * sms, programs), byTail});
+        {int64_t(minSplits), cdiv(perWave, programs), byTail});
     int64_t byLen = len / 256 + (len % 256 != 0); // cdiv without overflow
     int64_t splits = std::clamp<int64_t>(std::min(want, byLen), 1,
                                          std::clamp(maxSplits, 1, 256));

@@ -85,13 +85,16 @@ enum class SplitPolicy {
   BatchInvariant,
   /// From host-side facts only (SM count, batch, heads, max_seq_len):
   ///   head_blocks = cdiv(H, headBlock), programs_per_split = B * head_blocks
-  ///   by_tail = min(cdiv(max_seq_len, 4096 * head_blocks),
+  ///   tail   = 2048 for 64-head programs (one fills an SM's shared
+  ///            memory and its tensor cores), else 4096 * head_blocks
+  ///   by_tail = min(cdiv(max_seq_len, tail),
   ///                 16 * numSMs / programs_per_split)
   ///            (the longest chunk is the launch's tail; at most 16 programs
   ///            per SM)
-  ///   want   = max(minSplits (4), cdiv(2 * numSMs, programs_per_split),
-  ///              by_tail)
-  ///            (about two waves, at least the seed's 4 for ragged batches)
+  ///   wave   = numSMs for 64-head programs, else 2 * numSMs
+  ///   want   = max(minSplits (4), cdiv(wave, programs_per_split), by_tail)
+  ///            (about one wave of SM-filling programs or two of others, at
+  ///            least the seed's 4 for ragged batches)
   ///   by_len = cdiv(max_seq_len, 256)                (>= 256 tokens a split)
   ///   splits = clamp(min(want, by_len), 1, maxSplits), rounded down to a
   ///            power of two (so at most 9 specializations get compiled).
