@@ -229,6 +229,9 @@ TritonMLAImpl::TritonMLAImpl(
   if (opts.maxSplits < 1 || opts.maxSplits > 256)
     throw Error(fmt::format("options.maxSplits: expected 1..256, got {}",
                             opts.maxSplits));
+  if (opts.persistentWaves < 0 || opts.persistentWaves > 16)
+    throw Error(fmt::format("options.persistentWaves: expected 0..16, got {}",
+                            opts.persistentWaves));
   if (opts.minSplits < 1 || opts.minSplits > 256)
     throw Error(fmt::format("options.minSplits: expected 1..256, got {}",
                             opts.minSplits));
@@ -509,11 +512,13 @@ void TritonMLAImpl::run(const TensorView &qNope, const TensorView &qPe,
       static_cast<const char *>(qPe.data) + qPeOffset * dtypeSize(dtype);
   char *wsO = static_cast<char *>(workspace->data());
   char *wsLse = wsO + wsLseOffset();
-  // A program per work item, or persistent: one per SM (a 64-head program
-  // fills one), each taking items numSMs apart.
+  // A program per work item, or persistent: persistentWaves per SM (a
+  // 64-head program fills one), each taking items that many apart.
   const int64_t items = headBlocks * B * splits;
   const int64_t programs =
-      persistentStage1(tma) ? std::min<int64_t>(items, numSMs) : items;
+      persistentStage1(tma)
+          ? std::min<int64_t>(items, int64_t(numSMs) * opts.persistentWaves)
+          : items;
   kernels.stage1.launch(
       {unsigned(programs), 1, 1},
       {KernelArg::pointer(qNope.data), KernelArg::pointer(qPeData),

@@ -42,7 +42,7 @@ mla::DType toMla(DType t) {
 struct Tuning {
   int tokenBlock = 0, stages = 0, warps = 0, headBlock = 0;
   bool warpSpecialize = true;
-  bool persistent = false;
+  int persistentWaves = 0;
   int numSMs = 0; ///< fewer persistent programs: many items each
 };
 
@@ -93,7 +93,7 @@ protected:
     options.stage1Warps = tuning.warps;
     options.headBlock = tuning.headBlock;
     options.warpSpecialize = tuning.warpSpecialize;
-    options.persistent = tuning.persistent;
+    options.persistentWaves = tuning.persistentWaves;
     options.numSMs = tuning.numSMs;
     mla::MLAArgs args{R, P, 128, 128};
     mla::TritonMLAImpl impl(H, R + P, c.scale, 1, std::nullopt, std::nullopt,
@@ -158,7 +158,10 @@ protected:
       std::string what = r.c.describe() + " policy=" + policies[int(r.policy)] +
                          " seed=" + std::to_string(seed) +
                          (r.tuning.warpSpecialize ? "" : " no-ws") +
-                         (r.tuning.persistent ? " persistent" : "") +
+                         (r.tuning.persistentWaves
+                              ? " persistent=" +
+                                    std::to_string(r.tuning.persistentWaves)
+                              : "") +
                          (r.tuning.numSMs ? " sms=" + std::to_string(r.tuning.numSMs)
                                           : "");
       SCOPED_TRACE(what);
@@ -285,8 +288,8 @@ TEST_F(MlaGpuTest, TmaStreamsContiguousPages) {
   for (size_t i = 0, n = runs.size(); i < n; ++i) {
     Run plain = runs[i], persistent = runs[i], few = runs[i];
     plain.tuning.warpSpecialize = false;
-    persistent.tuning.persistent = true;
-    few.tuning.persistent = true;
+    persistent.tuning.persistentWaves = 2;
+    few.tuning.persistentWaves = 1;
     few.tuning.numSMs = 3;
     runs.push_back(plain);
     runs.push_back(persistent);

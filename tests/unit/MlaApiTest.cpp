@@ -141,6 +141,10 @@ TEST(MlaBackend, RefusesWhatTheKernelsCannotTake) {
             "got 32");
   a = c, a.options.maxSplits = 257;
   expect(a, "options.maxSplits: expected 1..256, got 257");
+  a = c, a.options.persistentWaves = 17;
+  expect(a, "options.persistentWaves: expected 0..16, got 17");
+  a = c, a.options.persistentWaves = -1;
+  expect(a, "options.persistentWaves: expected 0..16, got -1");
   // Small ranks are fine (the interpreter tests use them).
   a = c, a.mla.kv_lora_rank = 64, a.mla.qk_rope_head_dim = 16, a.headSize = 80;
   expect(a, "");

@@ -39,7 +39,7 @@ Shape makeShape(int H, int B, int L, int page, bool ragged) {
       "                 [--flush-mib=N] [--copy-mib=N] [--check] [--list]\n"
       "                 [--json=FILE] [--block-n=N] [--block-h=N] [--warps=N]\n"
       "                 [--stages=N] [--max-splits=N] [--min-splits=N]\n"
-      "                 [--no-tma] [--no-ws] [--persistent]\n"
+      "                 [--no-tma] [--no-ws] [--persistent=W]\n"
       "\n"
       "  --quick   (default) B=1,8,32,128 L=4096,8192,32768 H=16,128 page=64,\n"
       "            and H=64 for B=8,32,128; uniform and ragged\n"
@@ -65,8 +65,8 @@ Shape makeShape(int H, int B, int L, int page, bool ragged) {
       "            could stream it (sm_90a, 64-head blocks)\n"
       "  --no-ws   on the TMA path, the compute warps issue the copies (no\n"
       "            producer warpgroup)\n"
-      "  --persistent  with the producer warpgroup, one stage-1 program\n"
-      "            per SM, each taking many work items\n"
+      "  --persistent  with the producer warpgroup, W stage-1 programs per\n"
+      "            SM (default 1), each taking many work items\n"
       "Without a GPU: prints 'no GPU' and exits 0.\n");
   std::exit(status);
 }
@@ -225,7 +225,7 @@ Options parseOptions(int argc, char **argv) {
     } else if (arg == "--no-ws") {
       o.warpSpecialize = false;
     } else if (arg == "--persistent") {
-      o.persistent = true;
+      o.persistentWaves = hasValue ? takeInt(1) : 1;
     } else if (arg == "--warps") {
       o.stage1Warps = takeInt(1);
     } else if (arg == "--runs") {

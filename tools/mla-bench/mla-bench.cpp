@@ -140,7 +140,7 @@ mla::TritonMLAImpl makeImpl(int H, int maxBatch, mla::SplitPolicy policy,
   options.stages = o.stages;
   options.tma = o.tma;
   options.warpSpecialize = o.warpSpecialize;
-  options.persistent = o.persistent;
+  options.persistentWaves = o.persistentWaves;
   if (o.maxSplits)
     options.maxSplits = o.maxSplits;
   if (o.minSplits)
