@@ -250,12 +250,13 @@ struct PipelineBaseOpConversion : OpConversionPattern<PipelineBaseOp> {
     Value trips = LLVM::SDivOp::create(
         rewriter, loc, LLVM::AddOp::create(rewriter, loc, span, stepMinusOne),
         adaptor.getStep());
-    Value entered = LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::sgt,
-                                         span, i32Constant(rewriter, loc, 0));
+    Value entered =
+        LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::sgt, span,
+                             i32Constant(rewriter, loc, 0));
     trips = LLVM::SelectOp::create(rewriter, loc, entered, trips,
                                    i32Constant(rewriter, loc, 0));
-    LLVM::StoreOp::create(rewriter, loc,
-                          LLVM::AddOp::create(rewriter, loc, base, trips), slot);
+    LLVM::StoreOp::create(
+        rewriter, loc, LLVM::AddOp::create(rewriter, loc, base, trips), slot);
     rewriter.replaceOp(op, base);
     return success();
   }

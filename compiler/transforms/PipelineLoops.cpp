@@ -401,22 +401,20 @@ private:
         IntegerAttr());
     Value base;
     if (enteredAgain(loop))
-      base = PipelineBaseOp::create(b, loc, barriers,
-                                    asI32(b, loc, loop.getLowerBound()),
-                                    asI32(b, loc, loop.getUpperBound()),
-                                    asI32(b, loc, loop.getStep()));
+      base = PipelineBaseOp::create(
+          b, loc, barriers, asI32(b, loc, loop.getLowerBound()),
+          asI32(b, loc, loop.getUpperBound()), asI32(b, loc, loop.getStep()));
     b.setInsertionPoint(load);
-    Value index = asI32(
-        b, loc,
-        arith::DivSIOp::create(b, loc,
-                               arith::SubIOp::create(b, loc,
-                                                     loop.getInductionVar(),
-                                                     loop.getLowerBound()),
-                               loop.getStep()));
+    Value index =
+        asI32(b, loc,
+              arith::DivSIOp::create(
+                  b, loc,
+                  arith::SubIOp::create(b, loc, loop.getInductionVar(),
+                                        loop.getLowerBound()),
+                  loop.getStep()));
     if (base)
       index = arith::AddIOp::create(b, loc, base, index);
-    Value parity =
-        arith::AndIOp::create(b, loc, index, i32Constant(b, loc, 1));
+    Value parity = arith::AndIOp::create(b, loc, index, i32Constant(b, loc, 1));
     Value stage = i32Constant(b, loc, 0);
     BarrierOp::create(b, loc); // the previous iteration read the buffer
     TmaCopyOp::create(b, loc, load.getDesc(), load.getRow(), load.getCol(),
@@ -448,10 +446,9 @@ private:
                         ArrayRef<Stream> streams) {
     for (const Stream &stream : streams)
       if (stream.isTma())
-        return PipelineBaseOp::create(b, loc, stream.barriers,
-                                      asI32(b, loc, loop.getLowerBound()),
-                                      asI32(b, loc, loop.getUpperBound()),
-                                      asI32(b, loc, loop.getStep()));
+        return PipelineBaseOp::create(
+            b, loc, stream.barriers, asI32(b, loc, loop.getLowerBound()),
+            asI32(b, loc, loop.getUpperBound()), asI32(b, loc, loop.getStep()));
     return Value();
   }
 

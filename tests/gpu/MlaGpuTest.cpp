@@ -155,15 +155,14 @@ protected:
       if (skipWhenInterpreting(r.c))
         continue;
       static const char *policies[] = {"Fixed4", "BatchInvariant", "Auto"};
-      std::string what = r.c.describe() + " policy=" + policies[int(r.policy)] +
-                         " seed=" + std::to_string(seed) +
-                         (r.tuning.warpSpecialize ? "" : " no-ws") +
-                         (r.tuning.persistentWaves
-                              ? " persistent=" +
-                                    std::to_string(r.tuning.persistentWaves)
-                              : "") +
-                         (r.tuning.numSMs ? " sms=" + std::to_string(r.tuning.numSMs)
-                                          : "");
+      std::string what =
+          r.c.describe() + " policy=" + policies[int(r.policy)] +
+          " seed=" + std::to_string(seed) +
+          (r.tuning.warpSpecialize ? "" : " no-ws") +
+          (r.tuning.persistentWaves
+               ? " persistent=" + std::to_string(r.tuning.persistentWaves)
+               : "") +
+          (r.tuning.numSMs ? " sms=" + std::to_string(r.tuning.numSMs) : "");
       SCOPED_TRACE(what);
       MlaErrors e = run(r.c, r.policy, r.lse, r.tuning);
       bool lowLse = r.lse == mla::LseDType::Query;

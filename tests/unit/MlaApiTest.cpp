@@ -177,16 +177,14 @@ TEST(MlaSplits, Policies) {
   // programs a split, cdiv(132, 16) = 9 -> 8 (16 programs of 32 heads at
   // B = 4: 17 -> 16); one request at L = 32768: 66 -> 64.
   EXPECT_EQ(chooseNumSplits(SplitPolicy::Auto, 8, 128, 4096, 132, 128, 64), 8);
-  EXPECT_EQ(chooseNumSplits(SplitPolicy::Auto, 4, 128, 4096, 132, 128, 32),
-            16);
+  EXPECT_EQ(chooseNumSplits(SplitPolicy::Auto, 4, 128, 4096, 132, 128, 32), 16);
   EXPECT_EQ(chooseNumSplits(SplitPolicy::Auto, 1, 128, 32768, 132, 128, 64),
             64);
   // Their chunks are at most 2048 tokens: H = 64, B = 32 (32 programs a
   // split, wave 5): L = 8192 -> 4 (uniform), 16384 -> 8 (a ragged batch's
   // longest request).
   EXPECT_EQ(chooseNumSplits(SplitPolicy::Auto, 32, 64, 8192, 132, 128, 64), 4);
-  EXPECT_EQ(chooseNumSplits(SplitPolicy::Auto, 32, 64, 16384, 132, 128, 64),
-            8);
+  EXPECT_EQ(chooseNumSplits(SplitPolicy::Auto, 32, 64, 16384, 132, 128, 64), 8);
   // minSplits replaces the seed's floor of 4.
   EXPECT_EQ(chooseNumSplits(SplitPolicy::Auto, 256, 16, 4096, 132, 128, 16, 1),
             2);

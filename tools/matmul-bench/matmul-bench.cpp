@@ -342,8 +342,7 @@ ShapeResult runShape(const Shape &s, const Options &o, GpuTimer &timer,
       Kernel kernel = compileTiling(t);
       unsigned tiles =
           unsigned(((s.M + t.m - 1) / t.m) * ((s.N + t.n - 1) / t.n));
-      unsigned grid =
-          t.persistent ? std::min(tiles, unsigned(sms)) : tiles;
+      unsigned grid = t.persistent ? std::min(tiles, unsigned(sms)) : tiles;
       std::vector<KernelArg> args{KernelArg::tensor(a.data(), s.M, s.K, s.K),
                                   KernelArg::tensor(b.data(), s.K, s.N, s.N),
                                   KernelArg::pointer(c.data()),
