@@ -533,7 +533,8 @@ void TritonMLAImpl::run(const TensorView &qNope, const TensorView &qPe,
        KernelArg::i32(sqnH), KernelArg::i32(sqpB), KernelArg::i32(sqpH),
        KernelArg::i64(kv.strides[0]), KernelArg::i32(skvTok),
        KernelArg::i32(sbt), KernelArg::f32(float(softmaxScale)),
-       KernelArg::i32(int32_t(B))},
+       // Not specialized: one stage-1 compile serves every batch size.
+       KernelArg::i32(int32_t(B)).unspecialized()},
       stream);
   kernels.stage2.launch(
       {unsigned(B), unsigned(heads), unsigned(rank / shape.columnBlock)},

@@ -154,10 +154,16 @@ const char *kindName(KernelArg::Kind kind) {
 /// What the compiler may assume about each argument: pointers 16-byte
 /// aligned (the default) or not (divisible by 1 only); integers divisible by
 /// 16, equal to 1 (unit strides) or neither; nothing for the rest (tensors
-/// carry their shape at run time). The specialization key, like Triton's.
+/// carry their shape at run time) or for an unspecialized argument. The
+/// specialization key, like Triton's.
 std::vector<ArgFact> argSpecialization(const std::vector<KernelArg> &args) {
   std::vector<ArgFact> facts(args.size());
   for (size_t i = 0; i < args.size(); ++i) {
+    if (!args[i].isSpecialized()) {
+      if (args[i].kind() == KernelArg::Kind::Pointer)
+        facts[i].divisibility = 1; // not even the default alignment
+      continue;
+    }
     uint64_t bits = *static_cast<uint64_t *>(args[i].storage());
     if (args[i].kind() == KernelArg::Kind::Int32)
       bits = uint32_t(bits);

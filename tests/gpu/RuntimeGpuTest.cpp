@@ -1,7 +1,7 @@
 //===- RuntimeGpuTest.cpp - stream-ordered copies, fills and events -------===//
 //
 // DeviceBuffer::fillAsync / copyFromAsync, synchronizeStream, GpuEvent,
-// deviceInfo and the assembler's remarks on the GPU; with TILEMLA_INTERPRET=1
+// deviceInfo, unspecialized arguments and the assembler's remarks on the GPU; with TILEMLA_INTERPRET=1
 // on host buffers and the host clock. Skipped when neither is available.
 //
 //===----------------------------------------------------------------------===//
@@ -122,6 +122,41 @@ kernel consume(x: *f32, y: *f32, n: i32) {
       wrong += values[i] != 2.0f * (float(i % 1000) + 0.5f);
     EXPECT_EQ(wrong, 0) << "round " << round;
   }
+}
+
+// An unspecialized integer is compiled without facts about its value: 1
+// and 16 (which a specialized argument would each compile for) share one
+// specialization, and the kernel still sees the value.
+TEST_F(RuntimeGpuTest, UnspecializedArgumentsShareOneCompile) {
+  Kernel kernel = Kernel::fromSource("scale.tile", R"(
+kernel scale(x: *i32, n: i32) {
+    i = arange(0, 64);
+    store(x + i, i * n);
+})");
+  DeviceBuffer x(64 * 4);
+  auto run = [&](KernelArg n) {
+    x.fill(0xff);
+    kernel.launch({1, 1, 1}, {KernelArg::pointer(x.data()), n});
+    std::vector<unsigned char> bytes = download(x);
+    return std::vector<int32_t>(
+        reinterpret_cast<const int32_t *>(bytes.data()),
+        reinterpret_cast<const int32_t *>(bytes.data()) + 64);
+  };
+  for (int32_t n : {1, 16, 7}) {
+    std::vector<int32_t> got = run(KernelArg::i32(n).unspecialized());
+    for (int i = 0; i < 64; ++i)
+      ASSERT_EQ(got[i], i * n) << "n=" << n << " i=" << i;
+  }
+  if (isInterpreterMode())
+    return; // no compiled specializations to compare
+  run(KernelArg::i32(1).unspecialized());
+  std::string unspecialized = kernel.info().cacheKey;
+  run(KernelArg::i32(16).unspecialized());
+  EXPECT_EQ(kernel.info().cacheKey, unspecialized);
+  run(KernelArg::i32(16));
+  EXPECT_NE(kernel.info().cacheKey, unspecialized);
+  run(KernelArg::i32(1));
+  EXPECT_NE(kernel.info().cacheKey, unspecialized);
 }
 
 // nvJitLink's ptxas serializes every wgmma of a kernel it cannot keep

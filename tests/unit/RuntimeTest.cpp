@@ -73,6 +73,10 @@ TEST(RuntimeTest, TensorArgCarriesItsShape) {
   EXPECT_EQ(scalar.kind(), KernelArg::Kind::Int32);
   EXPECT_EQ(*static_cast<int32_t *>(scalar.storage()), -7);
   EXPECT_EQ(scalar.tensorRows(), 0);
+  EXPECT_TRUE(scalar.isSpecialized());
+  KernelArg plain = scalar.unspecialized();
+  EXPECT_FALSE(plain.isSpecialized());
+  EXPECT_EQ(*static_cast<int32_t *>(plain.storage()), -7);
   // Argument vectors are built per launch: copies must stay plain.
   static_assert(std::is_trivially_copyable_v<KernelArg>);
   static_assert(sizeof(KernelArg) <= 40);

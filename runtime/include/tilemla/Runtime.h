@@ -66,6 +66,17 @@ public:
     return arg;
   }
 
+  /// The same argument, kept out of the specialization key: the kernel is
+  /// compiled assuming nothing about its value (for a value that varies
+  /// from call to call, such as a batch size, so that it never causes a
+  /// compile of its own).
+  KernelArg unspecialized() const {
+    KernelArg arg = *this;
+    arg.specialize = false;
+    return arg;
+  }
+  bool isSpecialized() const { return specialize; }
+
   Kind kind() const { return argKind; }
   /// Address of the value as cuLaunchKernel wants it. For a TensorDesc, the
   /// base address: the launch builds the descriptor from it.
@@ -78,6 +89,7 @@ public:
 private:
   KernelArg(Kind kind, uint64_t bits) : argKind(kind), bits(bits) {}
   Kind argKind;
+  bool specialize = true; // in the padding after argKind
   uint64_t bits;
   int64_t rows = 0, cols = 0, rowStride = 0; ///< TensorDesc only
 };
