@@ -59,13 +59,17 @@ constexpr unsigned kStreamNonBlocking = 1;
 /// Captures one forward_decode of `c` in a graph and replays it three times
 /// with new values, a new page order and the lengths moved between requests
 /// (the longest stays: it sized the split count at capture).
-void captureAndReplay(const GraphApi *api, MlaCase c, std::mt19937_64 &rng) {
-  SCOPED_TRACE(c.describe());
+/// `persistentWaves`: TritonMLAOptions::persistentWaves.
+void captureAndReplay(const GraphApi *api, MlaCase c, std::mt19937_64 &rng,
+                      int persistentWaves = 0) {
+  SCOPED_TRACE(c.describe() +
+               " persistentWaves=" + std::to_string(persistentWaves));
   MlaProblem p = makeMlaProblem(c, rng);
   const int64_t B = c.B(), H = c.H, R = c.R, P = c.P;
   mla::TritonMLAOptions options;
   options.maxBatch = B;
   options.splitPolicy = mla::SplitPolicy::Auto;
+  options.persistentWaves = persistentWaves;
   mla::TritonMLAImpl impl(H, R + P, c.scale, 1, std::nullopt, std::nullopt,
                           "auto", std::nullopt, "decoder", std::nullopt,
                           mla::MLAArgs{R, P, 128, 128}, options);
@@ -144,8 +148,10 @@ TEST(MlaGraphTest, CapturedDecodeReplaysWithNewInputs) {
   c.H = 16, c.page = 64, c.lens = {4096, 1000, 2048, 77, 0, 3};
   captureAndReplay(api, c, rng);
   // 128 heads over back-to-back pages: on sm_90a, stage 1 with TMA and a
-  // producer warpgroup.
+  // producer warpgroup; then on a persistent grid, whose programs' share of
+  // items is fixed at capture while the lengths move between replays.
   c.H = 128, c.contiguousPages = true;
   captureAndReplay(api, c, rng);
+  captureAndReplay(api, c, rng, /*persistentWaves=*/1);
 }
 } // namespace
