@@ -261,9 +261,11 @@ private:
     // A loop entered again (inside a program's work loop): the previous
     // entry's readers are done with every stage before the prologue
     // refills them, and the TMA ring's phases go on from its trip count.
-    Value base = enteredAgain(loop) ? ringBase(b, loc, loop, streams) : Value();
-    if (enteredAgain(loop))
+    Value base;
+    if (enteredAgain(loop)) {
+      base = ringBase(b, loc, loop, streams);
       BarrierOp::create(b, loc);
+    }
     Value numStages = i32Constant(b, loc, stages);
     // Prologue: tiles 0 .. lookahead - 1.
     for (int64_t i = 0; i < lookahead; ++i) {
@@ -399,11 +401,8 @@ private:
     Value barriers = MBarrierAllocOp::create(
         allocs, loc, MBarrierType::get(b.getContext(), 1, /*arrivals=*/1),
         IntegerAttr());
-    Value base;
-    if (enteredAgain(loop))
-      base = PipelineBaseOp::create(
-          b, loc, barriers, asI32(b, loc, loop.getLowerBound()),
-          asI32(b, loc, loop.getUpperBound()), asI32(b, loc, loop.getStep()));
+    Value base =
+        enteredAgain(loop) ? tripsBefore(b, loc, loop, barriers) : Value();
     b.setInsertionPoint(load);
     Value index =
         asI32(b, loc,
@@ -440,15 +439,22 @@ private:
     return point;
   }
 
-  /// The TMA ring's trips before this entry of `loop` (tile.pipeline_base),
-  /// or null without TMA streams (cp.async has no phases to continue).
+  /// The trips the ring of `barriers` ran before this entry of `loop`.
+  static Value tripsBefore(OpBuilder &b, Location loc, scf::ForOp loop,
+                           Value barriers) {
+    return PipelineBaseOp::create(
+        b, loc, barriers, asI32(b, loc, loop.getLowerBound()),
+        asI32(b, loc, loop.getUpperBound()), asI32(b, loc, loop.getStep()));
+  }
+
+  /// The TMA streams' trips before this entry of `loop` (they share one
+  /// trip index), or null without TMA streams (cp.async has no phases to
+  /// continue).
   static Value ringBase(OpBuilder &b, Location loc, scf::ForOp loop,
                         ArrayRef<Stream> streams) {
     for (const Stream &stream : streams)
       if (stream.isTma())
-        return PipelineBaseOp::create(
-            b, loc, stream.barriers, asI32(b, loc, loop.getLowerBound()),
-            asI32(b, loc, loop.getUpperBound()), asI32(b, loc, loop.getStep()));
+        return tripsBefore(b, loc, loop, stream.barriers);
     return Value();
   }
 
