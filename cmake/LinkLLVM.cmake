@@ -6,7 +6,7 @@ set(TILEMLA_MLIR_LIBS
   MLIRControlFlowDialect MLIRLLVMDialect MLIRNVVMDialect MLIRGPUDialect
   MLIRFuncToLLVM MLIRArithToLLVM MLIRMathToLLVM MLIRSCFToControlFlow
   MLIRControlFlowToLLVM MLIRIndexToLLVM MLIRNVVMToLLVM
-  MLIRReconcileUnrealizedCasts
+  MLIRReconcileUnrealizedCasts MLIRUBDialect
   MLIRFuncInlinerExtension MLIRFuncTransforms MLIRSCFTransforms
   MLIRTargetLLVMIRExport MLIRLLVMToLLVMIRTranslation
   MLIRNVVMToLLVMIRTranslation MLIRBuiltinToLLVMIRTranslation

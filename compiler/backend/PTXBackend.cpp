@@ -10,6 +10,7 @@
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Triple.h"
@@ -29,6 +30,13 @@ void initializeNVPTX() {
     LLVMInitializeNVPTXTarget();
     LLVMInitializeNVPTXTargetMC();
     LLVMInitializeNVPTXAsmPrinter();
+    // 32-bit shared-memory pointers (shared memory is below 4 GiB): half
+    // the registers for every address a kernel keeps into shared memory.
+    // The NVPTX target reads this flag when it makes a target machine.
+    auto &options = cl::getRegisteredOptions();
+    auto found = options.find("nvptx-short-ptr");
+    if (found != options.end())
+      static_cast<cl::opt<bool> *>(found->second)->setValue(true);
   });
 }
 

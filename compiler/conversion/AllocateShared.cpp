@@ -52,7 +52,8 @@ struct AllocateSharedPass
     unsigned common = 0, reduceBytes = 0, dotOperandBytes = 0;
     bool hasMmaDot = false, hasWgmmaDot = false;
     module.walk([&](Operation *op) {
-      unsigned &scratch = isa<ReduceOp>(op) ? reduceBytes : common;
+      unsigned &scratch =
+          isa<ReduceOp, ConvertLayoutOp>(op) ? reduceBytes : common;
       scratch = std::max(scratch, getScratchBytes(op));
       if (isWarpgroupDot(op))
         hasWgmmaDot = true;
@@ -63,9 +64,9 @@ struct AllocateSharedPass
       }
     });
     // In wgmma kernels (attention's row statistics between dots that stage
-    // p), reductions exchange partials in a region of their own, above
-    // everything else, when the budget allows: then a reduction and a layout
-    // conversion or dot staging never touch the same bytes, and
+    // p), reductions and layout conversions exchange values in a region of
+    // their own, above everything else, when the budget allows: then they
+    // and a dot's staging never touch the same bytes, and
     // tile-elide-scratch-barriers can drop barriers between them. Other
     // kernels keep one scratch (two programs per SM may need the bytes).
     bool separate = hasWgmmaDot && reduceBytes && common;

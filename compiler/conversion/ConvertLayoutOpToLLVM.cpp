@@ -2,7 +2,8 @@
 //
 // Through shared memory: every thread writes the elements it holds at their
 // row-major position, then reads the elements the new layout gives it.
-// Replicated elements are written several times with the same value.
+// Replicated elements are written several times with the same value; a
+// tensor one warpgroup owns is written by that warpgroup only.
 //
 //===----------------------------------------------------------------------===//
 #include "tilemla/Conversion/Utility.h"
@@ -26,18 +27,27 @@ struct ConvertLayoutOpConversion : TargetPattern<ConvertLayoutOp> {
     SmallVector<int64_t> strides = getRowMajorStrides(srcType.getShape());
     auto [lane, warp] = getLaneAndWarp(rewriter, loc);
     Value shared = getSharedBase(rewriter, loc, op);
+    // Beside the reductions when they have a region of their own.
+    if (auto offset =
+            op->getParentOfType<ModuleOp>()->getAttrOfType<IntegerAttr>(
+                TileDialect::ReduceOffsetAttrHelper::getNameStr()))
+      shared = sharedElementPtr(rewriter, loc, shared, rewriter.getI8Type(),
+                                i32Constant(rewriter, loc, offset.getInt()));
 
     if (!op->hasAttr(TileDialect::ScratchOrderedAttrHelper::getNameStr()))
       target.barrier(rewriter, loc); // earlier readers of the scratch are done
-    auto [srcBase, srcOffsets] =
-        emitLinearIndices(rewriter, loc, srcType, strides, lane, warp);
-    for (auto [value, offset] : llvm::zip(values, srcOffsets)) {
-      Value index = LLVM::AddOp::create(rewriter, loc, srcBase,
-                                        i32Constant(rewriter, loc, offset));
-      LLVM::StoreOp::create(
-          rewriter, loc, value,
-          sharedElementPtr(rewriter, loc, shared, elemType, index));
-    }
+    // Out of an owned layout only the owner writes: the others hold poison.
+    emitByHolders(rewriter, loc, srcType, [&] {
+      auto [srcBase, srcOffsets] =
+          emitLinearIndices(rewriter, loc, srcType, strides, lane, warp);
+      for (auto [value, offset] : llvm::zip(values, srcOffsets)) {
+        Value index = LLVM::AddOp::create(rewriter, loc, srcBase,
+                                          i32Constant(rewriter, loc, offset));
+        LLVM::StoreOp::create(
+            rewriter, loc, value,
+            sharedElementPtr(rewriter, loc, shared, elemType, index));
+      }
+    });
     target.barrier(rewriter, loc);
     auto [dstBase, dstOffsets] =
         emitLinearIndices(rewriter, loc, dstType, strides, lane, warp);

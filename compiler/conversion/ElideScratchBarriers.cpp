@@ -9,7 +9,8 @@
 // access to the same bytes: an explicit barrier, an op that ends in one
 // (mbarrier setup, a resident operand's store, a cp.async wait), or another
 // scratch user's own barrier when its bytes are elsewhere (tile-allocate-
-// shared gives reductions their own region in wgmma kernels). The op is
+// shared gives reductions and layout conversions their own region in
+// wgmma kernels). The op is
 // then marked `tile.scratch_ordered` and lowered without it.
 //
 // Waits are where asynchronous readers end: a dot_wait between that barrier
@@ -38,8 +39,9 @@ enum Region : unsigned { kCommon = 1, kStagedB = 2, kReduce = 4 };
 
 /// What one kernel's scratch users touch.
 struct Scratch {
-  unsigned reduceRegion = kCommon; // kReduce when placed apart
-  unsigned stagedByDots = 0;       // regions wgmma dots stage into
+  // Reductions' and layout conversions' region: kReduce when placed apart.
+  unsigned reduceRegion = kCommon;
+  unsigned stagedByDots = 0; // regions wgmma dots stage into
 };
 
 /// The regions a wgmma dot stages its register operands into.
@@ -54,7 +56,7 @@ unsigned firstWrite(Operation *op, const Scratch &scratch) {
   if (isa<ReduceOp>(op))
     return getScratchBytes(op) ? scratch.reduceRegion : 0;
   if (isa<ConvertLayoutOp>(op))
-    return kCommon;
+    return scratch.reduceRegion;
   auto dot = dyn_cast<DotOp>(op);
   if (!dot || !isWarpgroupDot(op))
     return 0;

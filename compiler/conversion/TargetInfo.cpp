@@ -67,6 +67,16 @@ Value TargetInfo::shuffleXor(OpBuilder &builder, Location loc, Value value,
 }
 
 void TargetInfo::barrier(OpBuilder &builder, Location loc) const {
+  // In code only one warpgroup runs, a named barrier of its own threads
+  // (ids 0..2 are the program's and the warp split's).
+  if (int64_t owner = getEnclosingOwner(builder.getInsertionBlock());
+      owner >= 0) {
+    NVVM::BarrierOp::create(builder, loc, Type(),
+                            i32Constant(builder, loc, 3 + owner),
+                            i32Constant(builder, loc, 4 * kWarpSize),
+                            NVVM::BarrierReductionAttr(), Value());
+    return;
+  }
   auto [split, inProducer] = getWarpPartition(builder.getInsertionBlock());
   if (!split) {
     NVVM::Barrier0Op::create(builder, loc);

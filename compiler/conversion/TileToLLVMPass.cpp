@@ -23,6 +23,7 @@
 #include "mlir/Dialect/Func/Transforms/FuncConversions.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
+#include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/Transforms/WalkPatternRewriteDriver.h"
 
 namespace mlir::tile {
@@ -73,11 +74,12 @@ private:
     populateWgmmaDotOpToLLVMPatterns(converter, target, patterns);
     populateSharedMemoryOpToLLVMPatterns(converter, target, patterns);
     populateTmaOpToLLVMPatterns(converter, target, patterns);
+    populateWarpgroupOpToLLVMPatterns(converter, patterns);
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns,
                                                                    converter);
     ConversionTarget legality(*context);
     legality.addLegalDialect<LLVM::LLVMDialect, NVVM::NVVMDialect>();
-    legality.addIllegalDialect<TileDialect>();
+    legality.addIllegalDialect<TileDialect, ub::UBDialect>();
     // Its regions' ops are lowered in place (their barriers and TMA issuers
     // depend on the side they run on); the op goes with structured control.
     legality.addLegalOp<WarpSpecializeOp>();

@@ -282,8 +282,10 @@ private:
           (!bOperand || isSharedView(op.getA()));
       if (!ordered)
         target.barrier(rewriter, loc);
-      stageTile(rewriter, loc, type, unpackStruct(rewriter, loc, converted),
-                base, layout, lane, warp);
+      emitByHolders(rewriter, loc, type, [&] {
+        stageTile(rewriter, loc, type, unpackStruct(rewriter, loc, converted),
+                  base, layout, lane, warp);
+      });
       target.fenceAsyncProxy(rewriter, loc);
       target.barrier(rewriter, loc);
     }

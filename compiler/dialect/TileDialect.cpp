@@ -85,6 +85,7 @@ bool isFunction(Operation *op) { return isa<FunctionOpInterface>(op); }
 bool isModule(Operation *op) { return isa<ModuleOp>(op); }
 bool isLoop(Operation *op) { return isa<scf::ForOp>(op); }
 bool isDot(Operation *op) { return isa<DotOp>(op); }
+bool isIf(Operation *op) { return isa<scf::IfOp>(op); }
 bool isScratchUser(Operation *op) {
   return isa<ReduceOp, ConvertLayoutOp, DotOp>(op);
 }
@@ -117,6 +118,8 @@ const AttrRule kOperationAttrRules[] = {
      "a positive integer", isPositiveInt},
     {TileDialect::ReuseStagedBAttrHelper::getNameStr(), "tile.dot", isDot,
      "a unit attribute", isUnit},
+    {TileDialect::OwnerWarpgroupAttrHelper::getNameStr(), "an scf.if", isIf,
+     "a non-negative integer", isNonNegativeInt},
 };
 } // namespace
 
@@ -171,6 +174,16 @@ DistributedLayoutAttr mlir::tile::getLayout(Type type) {
   if (!tensor)
     return {};
   return dyn_cast_or_null<DistributedLayoutAttr>(tensor.getEncoding());
+}
+
+int64_t mlir::tile::getOwningWarpgroup(Type type) {
+  if (auto pending = dyn_cast<PendingType>(type))
+    type = pending.getValueType();
+  Attribute layout = getLayout(type);
+  while (auto slice = dyn_cast_or_null<SliceEncodingAttr>(layout))
+    layout = slice.getParent();
+  auto mma = dyn_cast_or_null<MmaEncodingAttr>(layout);
+  return mma ? mma.getWarpgroup() : -1;
 }
 
 unsigned mlir::tile::getTotalElemsPerThread(Type type) {
@@ -290,7 +303,8 @@ unsigned SliceEncodingAttr::getNumWarps() const {
 
 LogicalResult
 MmaEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
-                        ArrayRef<unsigned> warpsPerCTA, unsigned version) {
+                        ArrayRef<unsigned> warpsPerCTA, unsigned version,
+                        int64_t warpgroup) {
   if (warpsPerCTA.size() != 2)
     return emitError() << "mma layout is 2-D: warpsPerCTA needs 2 entries";
   for (unsigned v : warpsPerCTA)
@@ -302,6 +316,12 @@ MmaEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (version == 3 && warpsPerCTA[0] % 4 != 0)
     return emitError() << "a version 3 mma layout has whole warpgroups "
                        << "(a multiple of 4 warps) along M";
+  if (warpgroup < -1)
+    return emitError() << "mma layout warpgroup must be >= 0 (or absent)";
+  if (warpgroup >= 0 &&
+      (version != 3 || warpsPerCTA[0] != 4 || warpsPerCTA[1] != 1))
+    return emitError() << "an owned mma layout (warpgroup = " << warpgroup
+                       << ") is a version 3 layout of one warpgroup, [4, 1]";
   return success();
 }
 
@@ -379,12 +399,14 @@ mlir::tile::getLoopCarriedDots(scf::ForOp loop) {
     auto dot = dyn_cast_or_null<DotOp>(op);
     return dot && isWarpgroupDot(dot) && !dot.isAsync();
   };
-  bool onlyChains = llvm::all_of(body->getOps<DotOp>(), [&](DotOp dot) {
+  // Dots nested in the body (a warpgroup's branch) count too.
+  bool onlyChains = true;
+  body->walk([&](DotOp dot) {
     if (!isWarpgroupDot(dot))
-      return true;
+      return;
     auto arg = dyn_cast<BlockArgument>(dot.getAcc());
-    return (arg && arg.getOwner() == body) ||
-           dot.getAcc().getDefiningOp<DotOp>();
+    onlyChains &= (arg && arg.getOwner() == body) ||
+                  bool(dot.getAcc().getDefiningOp<DotOp>());
   });
   SmallVector<std::pair<DotOp, unsigned>> carried;
   if (!onlyChains)
@@ -402,8 +424,8 @@ mlir::tile::getLoopCarriedDots(scf::ForOp loop) {
 }
 
 DotLayoutPlan::DotLayoutPlan(Operation *root, unsigned numWarps,
-                             bool warpgroups)
-    : numWarps(numWarps), warpgroups(warpgroups) {
+                             bool warpgroups, bool ownNarrowDots)
+    : numWarps(numWarps), warpgroups(warpgroups), ownNarrowDots(ownNarrowDots) {
   llvm::DenseMap<int64_t, DotOp> widest;
   root->walk([&](DotOp dot) {
     DotOp &best = widest[dot.getAccType().getDimSize(0)];
@@ -419,8 +441,23 @@ DotLayoutPlan::DotLayoutPlan(Operation *root, unsigned numWarps,
 MmaEncodingAttr DotLayoutPlan::layoutFor(DotOp dot) const {
   auto shared = rowLayouts.find(dot.getAccType().getDimSize(0));
   if (shared != rowLayouts.end() && isMmaCompatibleDot(dot, shared->second))
-    return shared->second;
-  return getMmaLayoutForDot(dot, numWarps, warpgroups);
+    return ownedIfNarrow(dot, shared->second);
+  return ownedIfNarrow(dot, getMmaLayoutForDot(dot, numWarps, warpgroups));
+}
+
+MmaEncodingAttr DotLayoutPlan::ownedIfNarrow(DotOp dot,
+                                             MmaEncodingAttr mma) const {
+  // Only a 64-row dot has its columns split over the warpgroups.
+  int64_t m = dot.getAccType().getDimSize(0),
+          n = dot.getAccType().getDimSize(1);
+  int64_t warpgroupsAlongN = numWarps / 4;
+  if (!ownNarrowDots || !warpgroups || m != 64 || warpgroupsAlongN < 2 ||
+      n / warpgroupsAlongN >= kMinWgmmaBlockN)
+    return mma;
+  unsigned warps[] = {4, 1};
+  auto owned = MmaEncodingAttr::get(dot.getContext(), warps, 3,
+                                    /*warpgroup=*/0);
+  return isMmaCompatibleDot(dot, owned) ? owned : mma;
 }
 
 MmaEncodingAttr mlir::tile::getMmaLayoutForDot(DotOp op, unsigned numWarps,
@@ -431,7 +468,7 @@ MmaEncodingAttr mlir::tile::getMmaLayoutForDot(DotOp op, unsigned numWarps,
     return {};
   if (warpgroups && m % 64 == 0 && numWarps % (m / 16) == 0) {
     unsigned warps[] = {unsigned(m / 16), unsigned(numWarps / (m / 16))};
-    auto mma = MmaEncodingAttr::get(op.getContext(), warps, 3);
+    auto mma = MmaEncodingAttr::get(op.getContext(), warps, 3, -1);
     if (isMmaCompatibleDot(op, mma))
       return mma;
   }
@@ -446,7 +483,7 @@ MmaEncodingAttr mlir::tile::getMmaLayoutForDot(DotOp op, unsigned numWarps,
       wn *= 2;
   }
   unsigned warps[] = {wm, wn};
-  auto mma = MmaEncodingAttr::get(op.getContext(), warps, 2);
+  auto mma = MmaEncodingAttr::get(op.getContext(), warps, 2, -1);
   return isMmaCompatibleDot(op, mma) ? mma : MmaEncodingAttr();
 }
 

@@ -140,7 +140,8 @@ RankedTensorType withEncoding(Type type, Attribute encoding) {
 
 /// convert_layout(op(x, ...)) -> op(convert_layout(x), ...) when op's whole
 /// operand tree is rematerializable; ends at splats, ranges and constants,
-/// which are rebuilt in the new layout directly.
+/// which are rebuilt in the new layout directly. A broadcast or expand_dims
+/// always passes the conversion to its source: fewer elements move.
 struct RematerializeConvertedSource : OpRewritePattern<ConvertLayoutOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(ConvertLayoutOp op,
@@ -156,7 +157,9 @@ struct RematerializeConvertedSource : OpRewritePattern<ConvertLayoutOp> {
         rewriter.replaceOpWithNewOp<ConvertLayoutOp>(op, type, inner.getSrc());
       return success();
     }
-    if (!def || !isRematerializable(src))
+    // A broadcast (and the expand_dims under it) moves only its source.
+    if (!def ||
+        !(isa<BroadcastOp, ExpandDimsOp>(def) || isRematerializable(src)))
       return failure();
     Attribute layout = type.getEncoding();
     Location loc = op.getLoc();

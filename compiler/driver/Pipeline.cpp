@@ -8,6 +8,7 @@
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/Func/Extensions/InlinerExtension.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
@@ -18,7 +19,7 @@ namespace tilemla {
 void registerTileDialects(DialectRegistry &registry) {
   registry.insert<tile::TileDialect, arith::ArithDialect, math::MathDialect,
                   scf::SCFDialect, cf::ControlFlowDialect, func::FuncDialect,
-                  LLVM::LLVMDialect, NVVM::NVVMDialect>();
+                  LLVM::LLVMDialect, NVVM::NVVMDialect, ub::UBDialect>();
   func::registerInlinerExtension(registry);
 }
 
@@ -47,6 +48,7 @@ void buildTileGPUPipeline(OpPassManager &pm, unsigned numWarps,
   tile::TileAssignLayoutsOptions options;
   options.numWarps = numWarps;
   options.warpgroups = target.hasWgmma();
+  options.ownNarrowDots = target.hasWgmma();
   pm.addPass(tile::createTileAssignLayouts(options));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -54,6 +56,7 @@ void buildTileGPUPipeline(OpPassManager &pm, unsigned numWarps,
   pm.addPass(tile::createTileWarpSpecialize());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  pm.addPass(tile::createTilePredicateWarpgroups());
 }
 
 void buildLLVMPipeline(OpPassManager &pm, const GpuTarget &target) {

@@ -36,7 +36,7 @@ struct AssignLayoutsPass
       if (func.isExternal())
         return;
       collectAccessWidths(func);
-      dotPlan.emplace(func, numWarps, warpgroups);
+      dotPlan.emplace(func, numWarps, warpgroups, ownNarrowDots);
       assignBlock(func.getBody().front());
     });
   }

@@ -60,8 +60,9 @@ struct LowerDescriptorLoadsPass
       func.walk([&](DescLoadOp load) { loads.push_back(load); });
       if (loads.empty())
         return;
-      // What tile-assign-layouts will give the function's dots.
-      DotLayoutPlan plan(func, numWarps, /*warpgroups=*/true);
+      // What tile-assign-layouts will give the function's dots on sm_90a.
+      DotLayoutPlan plan(func, numWarps, /*warpgroups=*/true,
+                         /*ownNarrowDots=*/true);
       DenseMap<Value, TmaBox> boxes; // per descriptor: its one tensor map
       for (DescLoadOp load : loads) {
         if (tma && servedByTma(load, plan, boxes))

@@ -201,11 +201,16 @@ struct Tiling {
 TEST_P(MatmulTest, TileShapesAndWarps) {
   // On sm_90a the 16-bit variants with 64-row tiles run on wgmma: k panels
   // of 32/64/128-byte swizzles, one or two warpgroups along N, operands
-  // staged from registers (1 stage) or streamed by cp.async.
+  // staged from registers (1 stage) or streamed by cp.async. A 64 x 64 tile
+  // over 8 warps is owned by warpgroup 0 (32 columns per warpgroup would
+  // be too narrow): streamed, only warpgroup 0 computes and stores it;
+  // staged from registers (which every warp holds part of), both
+  // warpgroups run the dot and warpgroup 0 stores.
   DType type = GetParam();
   for (Tiling t : {Tiling{64, 128, 16, 2, 8}, Tiling{64, 64, 64, 1, 4},
                    Tiling{64, 128, 64, 3, 8}, Tiling{128, 64, 32, 2, 8},
-                   Tiling{32, 32, 32, 2, 4}}) {
+                   Tiling{32, 32, 32, 2, 4}, Tiling{64, 64, 32, 2, 8},
+                   Tiling{64, 64, 64, 1, 8}}) {
     Kernel kernel = t.compile("examples/matmul", type, {{"OUT", "f32"}});
     checkMatmul(kernel, type, t.m, t.n, t.describe());
   }

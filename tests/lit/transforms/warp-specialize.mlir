@@ -13,7 +13,7 @@
 // CHECK: %[[FULL:.*]] = tile.mbarrier_alloc -> <2>
 // CHECK-NOT: tile.tma_copy
 // CHECK: %[[EMPTY:.*]] = tile.mbarrier_alloc -> <2, arrivals = 4>
-// CHECK: tile.warp_specialize {consumerRegisters = 240 : i32, producerRegisters = 40 : i32, producerWarps = 4 : i32} producer {
+// CHECK: tile.warp_specialize {consumerRegisters = 240 : i32, producerRegisters = 24 : i32, producerWarps = 4 : i32} producer {
 // CHECK: scf.for %[[K:.*]] = %{{.*}} to %{{.*}} step %[[STEP:.*]] :
 // CHECK: %[[BACK:.*]] = arith.subi %[[K]], %{{.*}}
 // CHECK: %[[AHEAD:.*]] = arith.addi %[[BACK]], %[[STEP]]

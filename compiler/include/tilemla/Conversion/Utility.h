@@ -69,6 +69,16 @@ int64_t getProgramWarps(Operation *op);
 /// True in the first thread of the warps that run the code at the builder's
 /// insertion point: thread 0, or a warp split's first producer thread.
 Value isPartitionLeader(OpBuilder &builder, Location loc);
+/// The executing thread's warpgroup (thread index / 128).
+Value emitWarpgroupId(OpBuilder &builder, Location loc);
+/// Emits `body` (writes of a tensor of `type` from registers) so that only
+/// threads holding its values run it: under a branch on the owner for an
+/// owned layout, in place otherwise.
+void emitByHolders(OpBuilder &builder, Location loc, Type type,
+                   function_ref<void()> body);
+/// The warpgroup that alone runs `block` (inside an scf.if marked
+/// tile.owner_warpgroup), or -1.
+int64_t getEnclosingOwner(Block *block);
 
 //===--------------------------------------------------------------------===//
 // Layouts: which thread holds which element
@@ -227,11 +237,15 @@ void populateSharedMemoryOpToLLVMPatterns(TileLLVMTypeConverter &converter,
 void populateTmaOpToLLVMPatterns(TileLLVMTypeConverter &converter,
                                  const TargetInfo &target,
                                  RewritePatternSet &patterns);
-/// Scalar math (exp, log, ...) on NVPTX's approximate special functions;
-/// f32 division as div.full.f32.
+/// tile.warpgroup_id, and ub.poison (what a warpgroup holds of a tensor
+/// another warpgroup owns).
+void populateWarpgroupOpToLLVMPatterns(TileLLVMTypeConverter &converter,
+                                       RewritePatternSet &patterns);
 /// tile.warp_specialize as a branch between its regions (run with the
 /// structured control flow lowering, after the regions' ops are lowered).
 void populateWarpSpecializeOpToLLVMPatterns(RewritePatternSet &patterns);
+/// Scalar math (exp, log, ...) on NVPTX's approximate special functions;
+/// f32 division as div.full.f32.
 void populateMathToNVVMPatterns(LLVMTypeConverter &converter,
                                 RewritePatternSet &patterns);
 } // namespace mlir::tile

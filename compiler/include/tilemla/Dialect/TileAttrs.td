@@ -107,11 +107,20 @@ def Tile_MmaEncodingAttr : AttrDef<Tile_Dialect, "MmaEncoding",
     holds the contiguous column block [n N / wn, (n + 1) N / wn). A tensor
     whose extents differ from a dot's (M != 16 wm, or N < 8 wn) places that
     dimension as version 2 does.
+
+    An owned layout (`warpgroup` = g, version 3, one warpgroup: [4, 1]) is
+    held by warpgroup g alone in a program of several: its registers are
+    those of a 4-warp program, and the other warpgroups skip the ops that
+    make or use it (tile-predicate-warpgroups). A dot too narrow to split
+    its columns over the warpgroups well runs on one of them this way.
   }];
   let parameters = (ins ArrayRefParameter<"unsigned">:$warpsPerCTA,
-                        DefaultValuedParameter<"unsigned", "2">:$version);
-  let assemblyFormat =
-      "`<` `warpsPerCTA` `=` `[` $warpsPerCTA `]` (`,` `version` `=` $version^)? `>`";
+                        DefaultValuedParameter<"unsigned", "2">:$version,
+                        DefaultValuedParameter<"int64_t", "-1">:$warpgroup);
+  let assemblyFormat = [{
+    `<` `warpsPerCTA` `=` `[` $warpsPerCTA `]` (`,` `version` `=` $version^)?
+        (`,` `warpgroup` `=` $warpgroup^)? `>`
+  }];
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
     /// The same register counts (and, for version 2, register map) as a
@@ -119,6 +128,8 @@ def Tile_MmaEncodingAttr : AttrDef<Tile_Dialect, "MmaEncoding",
     BlockedEncodingAttr getBlockedEquivalent() const;
     /// Whether this is the warpgroup (wgmma) accumulator layout.
     bool isWarpgroup() const { return getVersion() == 3; }
+    /// Whether one warpgroup alone holds the tensor (see above).
+    bool isOwned() const { return getWarpgroup() >= 0; }
     /// Rows and columns of one warp's instruction tile (16 x 8).
     static constexpr unsigned kInstrM = 16, kInstrN = 8, kInstrK = 16;
   }];

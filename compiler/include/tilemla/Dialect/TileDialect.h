@@ -44,6 +44,9 @@ struct WgmmaGroupResource
 namespace mlir::tile {
 /// The distributed layout of a tensor type, or null.
 DistributedLayoutAttr getLayout(Type type);
+/// The warpgroup that alone holds tensors of `type` (an owned #tile.mma
+/// layout, or a slice of one; pending accumulators too), or -1.
+int64_t getOwningWarpgroup(Type type);
 /// Registers per thread for a tensor type that carries a layout.
 unsigned getTotalElemsPerThread(Type type);
 /// True when `op` can run on the tensor cores with accumulator layout `mma`:
@@ -77,16 +80,24 @@ MmaEncodingAttr getMmaLayoutForDot(DotOp op, unsigned numWarps,
 /// number of rows share the layout of the widest one where it fits them
 /// (attention's scores [M, BLOCK_N] then take the layout of its output
 /// [M, R]), so their row statistics combine without conversions.
+/// With `ownNarrowDots`, a wgmma dot whose columns would be split over
+/// warpgroups into blocks narrower than kMinWgmmaBlockN runs on warpgroup 0
+/// alone instead (an owned layout): m64n32 instructions re-read the whole
+/// of a per warpgroup and run 1.6x slower than one m64n64 for the same work
+/// (H200, docs/design/PINGPONG.md).
 /// tile-assign-layouts applies it; earlier passes ask it what will be.
 class DotLayoutPlan {
 public:
-  DotLayoutPlan(Operation *root, unsigned numWarps, bool warpgroups);
+  DotLayoutPlan(Operation *root, unsigned numWarps, bool warpgroups,
+                bool ownNarrowDots = false);
   /// Null when the dot does not fit the tensor cores.
   MmaEncodingAttr layoutFor(DotOp dot) const;
+  static constexpr int64_t kMinWgmmaBlockN = 64;
 
 private:
+  MmaEncodingAttr ownedIfNarrow(DotOp dot, MmaEncodingAttr mma) const;
   unsigned numWarps;
-  bool warpgroups;
+  bool warpgroups, ownNarrowDots;
   llvm::DenseMap<int64_t, MmaEncodingAttr> rowLayouts;
 };
 /// The widest wgmma swizzle (128, 64 or 32 bytes) that tiles rows of `cols`

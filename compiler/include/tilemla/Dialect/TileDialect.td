@@ -50,8 +50,9 @@ def Tile_Dialect : Dialect {
     "::mlir::IntegerAttr":$shared,
     "::mlir::IntegerAttr":$dot_b_offset,
     // On the module: where cross-warp reductions exchange their partial
-    // results, apart from the other scratch users (set by
-    // tile-allocate-shared when the budget allows; else they share it).
+    // results and layout conversions their elements, apart from the dots'
+    // staging (set by tile-allocate-shared in wgmma kernels when the budget
+    // allows; else they share one scratch).
     "::mlir::IntegerAttr":$reduce_offset,
     // On tile.reduce, tile.convert_layout or tile.dot: every earlier access
     // to the scratch it writes is already ordered before it by a barrier,
@@ -60,7 +61,11 @@ def Tile_Dialect : Dialect {
     // On tile.load / tile.store: registers one vector access covers.
     "::mlir::IntegerAttr":$access_width,
     // On tile.dot: reads the b operand the previous dot staged.
-    "::mlir::UnitAttr":$reuse_staged_b
+    "::mlir::UnitAttr":$reuse_staged_b,
+    // On scf.if: only this warpgroup runs the then branch, which holds the
+    // ops on its owned layouts (tile-predicate-warpgroups); barriers there
+    // hold that warpgroup's threads only.
+    "::mlir::IntegerAttr":$owner_warpgroup
   );
   let hasOperationAttrVerify = 1;
   let hasRegionArgAttrVerify = 1;

@@ -311,6 +311,16 @@ def Tile_WarpSpecializeOp : Tile_Op<"warp_specialize", [
   let hasVerifier = 1;
 }
 
+def Tile_WarpgroupIdOp : Tile_Op<"warpgroup_id", [Pure]> {
+  let summary = "the warpgroup (four consecutive warps) this thread is in";
+  let description = [{
+    Thread index / 128. tile-predicate-warpgroups branches on it, so that
+    only the owner of a warpgroup-owned layout runs the ops on it.
+  }];
+  let results = (outs I32:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+}
+
 def Tile_BarrierOp : Tile_Op<"barrier", [MemoryEffects<[MemRead, MemWrite]>]> {
   let summary = "all threads of the program reach this point";
   let description = [{

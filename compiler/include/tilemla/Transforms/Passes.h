@@ -2,6 +2,7 @@
 #ifndef TILEMLA_TRANSFORMS_PASSES_H
 #define TILEMLA_TRANSFORMS_PASSES_H
 
+#include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/Pass/Pass.h"
 #include "tilemla/Dialect/TileDialect.h"
 

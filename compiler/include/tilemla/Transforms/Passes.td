@@ -45,7 +45,10 @@ def TileAssignLayouts : Pass<"tile-assign-layouts", "mlir::ModuleOp"> {
     narrowest element loaded or stored in that shape); reductions give slice
     layouts. f16/bf16 dots of whole 16x8x16 tiles get the `#tile.mma`
     accumulator layout (tensor cores); with `warpgroups` (sm_90a), dots of
-    one 64-row tile per warpgroup get its version 3 (wgmma). Elementwise ops take the layout of
+    one 64-row tile per warpgroup get its version 3 (wgmma); with
+    `own-narrow-dots`, one whose columns would be split over warpgroups
+    into blocks narrower than 64 runs on warpgroup 0 alone (an owned
+    layout; tile-predicate-warpgroups). Elementwise ops take the layout of
     their costliest operand (broadcasts and splats count as their source),
     so accumulators stay in place; loops carry values in the layout their
     body yields. `tile.convert_layout` goes where operands disagree.
@@ -58,6 +61,9 @@ def TileAssignLayouts : Pass<"tile-assign-layouts", "mlir::ModuleOp"> {
            "give eligible dots the mma.sync accumulator layout">,
     Option<"warpgroups", "warpgroups", "bool", "false",
            "give dots that fit wgmma (sm_90a) the warpgroup layout">,
+    Option<"ownNarrowDots", "own-narrow-dots", "bool", "false",
+           "run a wgmma dot on one warpgroup (an owned layout) when "
+           "splitting its columns would leave each fewer than 64">,
   ];
 }
 
@@ -155,6 +161,24 @@ def TileLowerDescriptorLoads : Pass<"tile-lower-descriptor-loads",
            "keep the loads TMA can serve (sm_90a)">,
   ];
   let dependentDialects = ["mlir::arith::ArithDialect"];
+}
+
+def TilePredicateWarpgroups : Pass<"tile-predicate-warpgroups",
+                                   "mlir::ModuleOp"> {
+  let summary = "Run the ops on a warpgroup-owned layout on that warpgroup only";
+  let description = [{
+    A tensor whose layout is owned by warpgroup g (`#tile.mma<[4, 1],
+    version = 3, warpgroup = g>`, or a slice of it) is held by that
+    warpgroup alone. The ops that make or read such tensors (not layout
+    conversions) are gathered into runs: ops between them that touch no
+    memory and read nothing the run makes move above it. Each run becomes
+    the then branch of `scf.if (tile.warpgroup_id == g)`, marked
+    `tile.owner_warpgroup`; what it yields to later ops is poison in the
+    other warpgroups, which never read it except through a conversion (its
+    lowering lets only the owner write) or another run of g.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::scf::SCFDialect", "mlir::ub::UBDialect"];
 }
 
 #endif
