@@ -73,6 +73,7 @@ struct AttrRule {
 };
 
 bool isUnit(Attribute a) { return isa<UnitAttr>(a); }
+bool isBool(Attribute a) { return isa<BoolAttr>(a); }
 bool isPositiveInt(Attribute a) {
   auto i = dyn_cast<IntegerAttr>(a);
   return i && i.getType().isSignlessInteger() && i.getInt() > 0;
@@ -102,6 +103,8 @@ const AttrRule kOperationAttrRules[] = {
      "a positive integer", isPositiveInt},
     {TileDialect::WarpSpecializeAttrHelper::getNameStr(), "the module",
      isModule, "a unit attribute", isUnit},
+    {TileDialect::OwnNarrowDotsAttrHelper::getNameStr(), "the module", isModule,
+     "a boolean", isBool},
     {TileDialect::ProducerWarpsAttrHelper::getNameStr(), "the module", isModule,
      "a positive integer", isPositiveInt},
     {TileDialect::SharedAttrHelper::getNameStr(), "the module", isModule,
@@ -421,6 +424,12 @@ mlir::tile::getLoopCarriedDots(scf::ForOp loop) {
       carried.push_back({cast<DotOp>(def), operand.getOperandNumber()});
   }
   return carried;
+}
+
+bool mlir::tile::ownsNarrowDots(ModuleOp module, bool byDefault) {
+  auto chosen = module->getAttrOfType<BoolAttr>(
+      TileDialect::OwnNarrowDotsAttrHelper::getNameStr());
+  return byDefault && (!chosen || chosen.getValue());
 }
 
 DotLayoutPlan::DotLayoutPlan(Operation *root, unsigned numWarps,

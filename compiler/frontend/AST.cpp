@@ -127,6 +127,10 @@ public:
       line(ind + 1) << "WarpSpecialize\n";
       dump(*f.warpSpecialize, ind + 2);
     }
+    if (f.ownNarrowDots) {
+      line(ind + 1) << "OwnNarrowDots\n";
+      dump(*f.ownNarrowDots, ind + 2);
+    }
     dump(f.body, ind + 1);
   }
 

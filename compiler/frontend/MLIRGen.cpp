@@ -304,6 +304,12 @@ LogicalResult MLIRGenImpl::genKernel(const FunctionAST &fn,
       module->setAttr(tile::TileDialect::WarpSpecializeAttrHelper::getNameStr(),
                       builder.getUnitAttr());
   }
+  if (fn.ownNarrowDots) {
+    FailureOr<int64_t> on = genConstInt(*fn.ownNarrowDots, "own_narrow_dots");
+    if (succeeded(on))
+      module->setAttr(tile::TileDialect::OwnNarrowDotsAttrHelper::getNameStr(),
+                      builder.getBoolAttr(*on != 0));
+  }
 
   builder.setInsertionPointToStart(entry);
   finalStmt = fn.body.stmts.empty() ? nullptr : fn.body.stmts.back().get();

@@ -197,11 +197,12 @@ bool Parser::parseKernelAttributes(FunctionAST &fn) {
     Token name = consume();
     ExprPtr *slot = name.text == "num_warps"         ? &fn.numWarps
                     : name.text == "warp_specialize" ? &fn.warpSpecialize
+                    : name.text == "own_narrow_dots" ? &fn.ownNarrowDots
                                                      : nullptr;
     if (!slot) {
       diags.error(name.loc, "unknown kernel attribute '" + name.text.str() +
-                                "' (expected 'num_warps' or "
-                                "'warp_specialize')");
+                                "' (expected 'num_warps', "
+                                "'warp_specialize' or 'own_narrow_dots')");
       return false;
     }
     if (*slot) {

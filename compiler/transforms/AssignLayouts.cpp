@@ -36,7 +36,8 @@ struct AssignLayoutsPass
       if (func.isExternal())
         return;
       collectAccessWidths(func);
-      dotPlan.emplace(func, numWarps, warpgroups, ownNarrowDots);
+      dotPlan.emplace(func, numWarps, warpgroups,
+                      ownsNarrowDots(getOperation(), ownNarrowDots));
       assignBlock(func.getBody().front());
     });
   }

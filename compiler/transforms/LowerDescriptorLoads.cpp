@@ -62,7 +62,7 @@ struct LowerDescriptorLoadsPass
         return;
       // What tile-assign-layouts will give the function's dots on sm_90a.
       DotLayoutPlan plan(func, numWarps, /*warpgroups=*/true,
-                         /*ownNarrowDots=*/true);
+                         ownsNarrowDots(getOperation(), /*byDefault=*/true));
       DenseMap<Value, TmaBox> boxes; // per descriptor: its one tensor map
       for (DescLoadOp load : loads) {
         if (tma && servedByTma(load, plan, boxes))

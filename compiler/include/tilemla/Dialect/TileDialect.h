@@ -6,6 +6,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Dialect.h"
 #include "mlir/IR/OpDefinition.h"
@@ -86,6 +87,9 @@ MmaEncodingAttr getMmaLayoutForDot(DotOp op, unsigned numWarps,
 /// of a per warpgroup and run 1.6x slower than one m64n64 for the same work
 /// (H200, docs/design/PINGPONG.md).
 /// tile-assign-layouts applies it; earlier passes ask it what will be.
+/// Whether `module`'s narrow wgmma dots run on one warpgroup: `byDefault`,
+/// unless the kernel said false (`with own_narrow_dots`).
+bool ownsNarrowDots(ModuleOp module, bool byDefault);
 class DotLayoutPlan {
 public:
   DotLayoutPlan(Operation *root, unsigned numWarps, bool warpgroups,

@@ -43,6 +43,10 @@ def Tile_Dialect : Dialect {
     // warp_specialize = True`), and the producer warps tile-warp-specialize
     // added to each program.
     "::mlir::UnitAttr":$warp_specialize,
+    // On the module: the kernel's `with own_narrow_dots = ...`, whether a
+    // wgmma dot too narrow to split over warpgroups runs on one (absent:
+    // tile-assign-layouts' option decides).
+    "::mlir::BoolAttr":$own_narrow_dots,
     "::mlir::IntegerAttr":$producer_warps,
     // On the module: dynamic shared memory per program, in bytes, and the
     // offset where tensor-core dots stage their b operand (set by

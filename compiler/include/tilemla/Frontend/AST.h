@@ -419,6 +419,9 @@ struct FunctionAST {
   /// Kernels: `with warp_specialize = EXPR` (a constexpr bool): TMA loops
   /// get a producer warpgroup.
   ExprPtr warpSpecialize;
+  /// Kernels: `with own_narrow_dots = EXPR` (a constexpr bool): whether a
+  /// wgmma dot too narrow to split over warpgroups runs on one of them.
+  ExprPtr ownNarrowDots;
   BlockAST body;
 };
 
