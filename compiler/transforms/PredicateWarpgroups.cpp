@@ -137,16 +137,20 @@ struct PredicateWarpgroupsPass
     : mlir::tile::impl::TilePredicateWarpgroupsBase<PredicateWarpgroupsPass> {
   void runOnOperation() override {
     ownerOnly = findOwnerOnlyValues(getOperation());
+    invalidIR = false;
     getOperation()->walk([&](Operation *op) {
       for (Region &region : op->getRegions())
         for (Block &block : region)
           if (failed(predicateBlock(block)))
             return signalPassFailure();
     });
+    if (invalidIR)
+      signalPassFailure();
   }
 
 private:
   llvm::DenseSet<Value> ownerOnly;
+  bool invalidIR = false;
 
   /// Ops between the owned ops of a run that touch no memory: those that
   /// read nothing the run makes move above it, the others (a narrowing for
@@ -230,6 +234,16 @@ private:
           if (!top || !inRun.contains(top))
             escaping.insert(result);
         }
+    // What leaves the branch must be a tensor its owner holds: the others
+    // read it only through a conversion (an exchange), never a plain value.
+    for (Value value : escaping)
+      if (getOwningWarpgroup(value.getType()) != owner) {
+        value.getDefiningOp()->emitOpError(
+            "computes a value every warpgroup reads from a tensor only "
+            "warpgroup ")
+            << owner << " holds; convert that tensor's layout first";
+        invalidIR = true;
+      }
     Location loc = run.front()->getLoc();
     OpBuilder builder(run.front());
     Value warpgroup = WarpgroupIdOp::create(builder, loc, builder.getI32Type());

@@ -1,4 +1,4 @@
-// RUN: tile-opt %s -split-input-file -tile-predicate-warpgroups | FileCheck %s
+// RUN: tile-opt %s -split-input-file -tile-predicate-warpgroups -verify-diagnostics | FileCheck %s
 
 // Scores owned by warpgroup 0: the dot, the row max, the exp2 and the store
 // of the row max run on warpgroup 0 only, in one branch; the scalar
@@ -90,5 +90,22 @@ func.func @carried(%q: tensor<64x64xbf16, #smem>, %out: tensor<64x64x!tile.ptr<f
   }
   tile.store %out, %r : tensor<64x64x!tile.ptr<f32>, #own>, tensor<64x64xf32, #own>
   tile.store %out, %two : tensor<64x64x!tile.ptr<f32>, #own>, tensor<64x64xf32, #own>
+  return
+}
+
+// -----
+
+// A scalar reduced from owned scores would leave the branch as poison in
+// the other warpgroup: refused, with what to do instead.
+
+#own = #tile.mma<warpsPerCTA = [4, 1], version = 3, warpgroup = 0>
+#smem = #tile.shared<rowStride = 64, swizzle = 128>
+func.func @scalar_escapes(%q: tensor<64x64xbf16, #smem>, %out: !tile.ptr<f32>) {
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32, #own>
+  %s = tile.dot %q, %q, %zero {transB} : tensor<64x64xbf16, #smem> * tensor<64x64xbf16, #smem> + tensor<64x64xf32, #own> -> tensor<64x64xf32, #own>
+  %m = tile.reduce max %s {axis = 1 : i32} : tensor<64x64xf32, #own> -> tensor<64xf32, #tile.slice<dim = 1, parent = #own>>
+  // expected-error@+1 {{computes a value every warpgroup reads from a tensor only warpgroup 0 holds; convert that tensor's layout first}}
+  %top = tile.reduce max %m {axis = 0 : i32} : tensor<64xf32, #tile.slice<dim = 1, parent = #own>> -> f32
+  tile.store %out, %top : !tile.ptr<f32>, f32
   return
 }
