@@ -26,13 +26,7 @@ struct ConvertLayoutOpConversion : TargetPattern<ConvertLayoutOp> {
     Type elemType = values.front().getType();
     SmallVector<int64_t> strides = getRowMajorStrides(srcType.getShape());
     auto [lane, warp] = getLaneAndWarp(rewriter, loc);
-    Value shared = getSharedBase(rewriter, loc, op);
-    // Beside the reductions when they have a region of their own.
-    if (auto offset =
-            op->getParentOfType<ModuleOp>()->getAttrOfType<IntegerAttr>(
-                TileDialect::ReduceOffsetAttrHelper::getNameStr()))
-      shared = sharedElementPtr(rewriter, loc, shared, rewriter.getI8Type(),
-                                i32Constant(rewriter, loc, offset.getInt()));
+    Value shared = getExchangeScratch(rewriter, loc, op);
 
     if (!op->hasAttr(TileDialect::ScratchOrderedAttrHelper::getNameStr()))
       target.barrier(rewriter, loc); // earlier readers of the scratch are done

@@ -115,12 +115,7 @@ private:
     SmallVector<Value> base = emitBaseCoords(builder, loc, srcType, lane, warp);
     auto offsets = getRegisterOffsets(srcType);
     Value warpIndex = emitWarpIndexAlong(builder, loc, srcType, axis, warp);
-    Value shared = getSharedBase(builder, loc, op);
-    if (auto offset =
-            op->getParentOfType<ModuleOp>()->getAttrOfType<IntegerAttr>(
-                TileDialect::ReduceOffsetAttrHelper::getNameStr()))
-      shared = sharedElementPtr(builder, loc, shared, builder.getI8Type(),
-                                i32Constant(builder, loc, offset.getInt()));
+    Value shared = getExchangeScratch(builder, loc, op);
     Type elemType = acc.front().getType();
 
     auto outputIndex = [&](unsigned out) {

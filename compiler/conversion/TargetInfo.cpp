@@ -73,7 +73,7 @@ void TargetInfo::barrier(OpBuilder &builder, Location loc) const {
       owner >= 0) {
     NVVM::BarrierOp::create(builder, loc, Type(),
                             i32Constant(builder, loc, 3 + owner),
-                            i32Constant(builder, loc, 4 * kWarpSize),
+                            i32Constant(builder, loc, kWarpgroupThreads),
                             NVVM::BarrierReductionAttr(), Value());
     return;
   }

@@ -318,6 +318,16 @@ Value mlir::tile::getSharedBase(OpBuilder &builder, Location loc,
   return LLVM::AddressOfOp::create(builder, loc, ptrType, kSharedSymbol);
 }
 
+Value mlir::tile::getExchangeScratch(OpBuilder &builder, Location loc,
+                                     Operation *op) {
+  Value shared = getSharedBase(builder, loc, op);
+  if (auto offset = op->getParentOfType<ModuleOp>()->getAttrOfType<IntegerAttr>(
+          TileDialect::ReduceOffsetAttrHelper::getNameStr()))
+    shared = sharedElementPtr(builder, loc, shared, builder.getI8Type(),
+                              i32Constant(builder, loc, offset.getInt()));
+  return shared;
+}
+
 unsigned mlir::tile::getSharedElementBytes(Type elemType) {
   if (isa<PointerType, LLVM::LLVMPointerType>(elemType))
     return 8;

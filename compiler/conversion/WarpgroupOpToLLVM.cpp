@@ -14,8 +14,6 @@
 using namespace mlir;
 using namespace mlir::tile;
 
-static constexpr int64_t kWarpgroupThreads = 4 * kWarpSize;
-
 namespace {
 struct WarpgroupIdOpConversion : OpConversionPattern<WarpgroupIdOp> {
   using OpConversionPattern::OpConversionPattern;

@@ -10,6 +10,8 @@
 
 namespace mlir::tile {
 constexpr unsigned kWarpSize = 32;
+/// Four consecutive warps: what a wgmma and setmaxnreg act on together.
+constexpr unsigned kWarpgroupThreads = 4 * kWarpSize;
 constexpr unsigned kGlobalAddressSpace = 1;
 constexpr unsigned kSharedAddressSpace = 3;
 constexpr llvm::StringLiteral kSharedSymbol = "global_smem";
@@ -126,6 +128,10 @@ SmallVector<int64_t> getRowMajorStrides(ArrayRef<int64_t> shape);
 
 /// Base of the program's dynamic shared memory, as `!llvm.ptr<3>`.
 Value getSharedBase(OpBuilder &builder, Location loc, Operation *op);
+/// Where reductions and layout conversions exchange values: their own region
+/// (`tile.reduce_offset`) when tile-allocate-shared placed one, else the
+/// common scratch.
+Value getExchangeScratch(OpBuilder &builder, Location loc, Operation *op);
 /// Address of element `index` of `elemType` in the scratch at `base`.
 Value sharedElementPtr(OpBuilder &builder, Location loc, Value base,
                        Type elemType, Value index);
