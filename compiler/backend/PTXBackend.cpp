@@ -51,10 +51,6 @@ createTargetMachine(const GpuTarget &gpu) {
                              "NVPTX target unavailable: " + error);
   std::string features = "+ptx" + std::to_string(gpu.ptxVersion());
   TargetOptions options;
-  // a * b + c may become one fma (rounded once), as nvcc's default --fmad
-  // does: without it every f32 multiply is emitted as mul.rn, which ptxas
-  // must not fuse either.
-  options.AllowFPOpFusion = FPOpFusion::Fast;
   std::unique_ptr<TargetMachine> machine(target->createTargetMachine(
       triple, gpu.name(), features, options, Reloc::PIC_, std::nullopt,
       CodeGenOptLevel::Aggressive));
