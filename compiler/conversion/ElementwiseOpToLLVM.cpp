@@ -36,12 +36,17 @@ struct ElementwiseOpConversion : ConversionPattern {
       return op->emitError() << "fp8e4m3 values can be loaded and stored; "
                                 "arithmetic and conversions on them are not "
                                 "supported yet";
+    // A scalar operand (arith.select's condition may be one) serves every
+    // element.
+    const unsigned elems = getTotalElemsPerThread(type);
     SmallVector<SmallVector<Value>> unpacked;
-    for (Value operand : operands)
-      unpacked.push_back(unpackStruct(rewriter, loc, operand));
+    for (auto [operand, original] : llvm::zip(operands, op->getOperands()))
+      unpacked.push_back(isa<RankedTensorType>(original.getType())
+                             ? unpackStruct(rewriter, loc, operand)
+                             : SmallVector<Value>(elems, operand));
     Type elemType = type.getElementType();
     SmallVector<Value> results;
-    for (unsigned i = 0, e = getTotalElemsPerThread(type); i < e; ++i) {
+    for (unsigned i = 0; i < elems; ++i) {
       OperationState state(loc, op->getName());
       for (const auto &values : unpacked)
         state.addOperands(values[i]);

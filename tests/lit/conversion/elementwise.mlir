@@ -42,10 +42,15 @@
 // Comparisons and selects are per register too.
 // CHECK: llvm.fcmp "olt" %{{.*}}, %{{.*}} : f32
 // CHECK: llvm.select %{{.*}}, %{{.*}}, %{{.*}} : i1, f32
+// A scalar condition (an `if` on a scalar that merges tensors) serves both
+// registers.
+// CHECK: %[[FLAG:.*]] = llvm.icmp "eq" %{{.*}}, %{{.*}} : i32
+// CHECK: llvm.select %[[FLAG]], %{{.*}}, %{{.*}} : i1, f32
+// CHECK-NEXT: llvm.select %[[FLAG]], %{{.*}}, %{{.*}} : i1, f32
 // CHECK-NOT: math.
 // CHECK-NOT: arith.
 module attributes {tile.num_warps = 4 : i32} {
-  func.func @math(%pf: !tile.ptr<f32>, %ph: !tile.ptr<f16>, %pb: !tile.ptr<bf16>) attributes {tile.kernel} {
+  func.func @math(%pf: !tile.ptr<f32>, %ph: !tile.ptr<f16>, %pb: !tile.ptr<bf16>, %n: i32) attributes {tile.kernel} {
     %r = tile.make_range 0, 256 : tensor<256xi32, #b>
     %ps = tile.splat %pf : tensor<256x!tile.ptr<f32>, #b>
     %p = tile.addptr %ps, %r : tensor<256x!tile.ptr<f32>, #b>, tensor<256xi32, #b>
@@ -68,6 +73,10 @@ module attributes {tile.num_warps = 4 : i32} {
     %c = arith.cmpf olt, %l2, %x : tensor<256xf32, #b>
     %s = arith.select %c, %l2, %x : tensor<256xi1, #b>, tensor<256xf32, #b>
     tile.store %p, %s : tensor<256x!tile.ptr<f32>, #b>, tensor<256xf32, #b>
+    %zero = arith.constant 0 : i32
+    %flag = arith.cmpi eq, %n, %zero : i32
+    %t = arith.select %flag, %s, %x : tensor<256xf32, #b>
+    tile.store %p, %t : tensor<256x!tile.ptr<f32>, #b>, tensor<256xf32, #b>
     return
   }
 }
