@@ -53,7 +53,7 @@ struct AllocateSharedPass
     bool hasMmaDot = false, hasWgmmaDot = false;
     module.walk([&](Operation *op) {
       unsigned &scratch =
-          isa<ReduceOp, ConvertLayoutOp>(op) ? reduceBytes : common;
+          isa<ReduceOp, ScanOp, ConvertLayoutOp>(op) ? reduceBytes : common;
       scratch = std::max(scratch, getScratchBytes(op));
       if (isWarpgroupDot(op))
         hasWgmmaDot = true;

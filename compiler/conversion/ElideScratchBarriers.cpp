@@ -55,7 +55,7 @@ unsigned stagedRegions(DotOp dot) {
 unsigned firstWrite(Operation *op, const Scratch &scratch) {
   if (isa<ReduceOp>(op))
     return getScratchBytes(op) ? scratch.reduceRegion : 0;
-  if (isa<ConvertLayoutOp>(op))
+  if (isa<ConvertLayoutOp, ScanOp>(op))
     return scratch.reduceRegion;
   auto dot = dyn_cast<DotOp>(op);
   if (!dot || !isWarpgroupDot(op))
@@ -86,7 +86,7 @@ Step classify(Operation *op, unsigned region, const Scratch &scratch) {
       return Step::Conflict;
     return firstWrite(op, scratch) ? Step::Ordered : Step::Continue;
   }
-  if (isa<ReduceOp, ConvertLayoutOp>(op)) {
+  if (isa<ReduceOp, ConvertLayoutOp, ScanOp>(op)) {
     // Write, barrier, read: its own region conflicts, another is ordered.
     unsigned own = firstWrite(op, scratch);
     if (!own)

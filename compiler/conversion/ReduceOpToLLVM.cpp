@@ -13,23 +13,6 @@ using namespace mlir;
 using namespace mlir::tile;
 
 namespace {
-Value combine(OpBuilder &builder, Location loc, ReduceKind kind, Value lhs,
-              Value rhs) {
-  bool isFloat = isa<FloatType>(lhs.getType());
-  switch (kind) {
-  case ReduceKind::Sum:
-    return isFloat ? Value(LLVM::FAddOp::create(builder, loc, lhs, rhs))
-                   : Value(LLVM::AddOp::create(builder, loc, lhs, rhs));
-  case ReduceKind::Max:
-    return isFloat ? Value(LLVM::MaximumOp::create(builder, loc, lhs, rhs))
-                   : Value(LLVM::SMaxOp::create(builder, loc, lhs, rhs));
-  case ReduceKind::Min:
-    return isFloat ? Value(LLVM::MinimumOp::create(builder, loc, lhs, rhs))
-                   : Value(LLVM::SMinOp::create(builder, loc, lhs, rhs));
-  }
-  llvm_unreachable("unknown reduction");
-}
-
 struct ReduceOpConversion : TargetPattern<ReduceOp> {
   using TargetPattern::TargetPattern;
 
@@ -68,7 +51,7 @@ struct ReduceOpConversion : TargetPattern<ReduceOp> {
       }
       if (isFirstAlongAxis)
         representative[out] = reg;
-      acc[out] = acc[out] ? combine(rewriter, loc, kind, acc[out], src[reg])
+      acc[out] = acc[out] ? emitCombine(rewriter, loc, kind, acc[out], src[reg])
                           : src[reg];
     }
 
@@ -77,8 +60,8 @@ struct ReduceOpConversion : TargetPattern<ReduceOp> {
     for (unsigned bit = 1; bit < kWarpSize; bit <<= 1)
       if (laneMask & bit)
         for (Value &value : acc)
-          value = combine(rewriter, loc, kind, value,
-                          target.shuffleXor(rewriter, loc, value, bit));
+          value = emitCombine(rewriter, loc, kind, value,
+                              target.shuffleXor(rewriter, loc, value, bit));
 
     // 3. Warps holding distinct coordinates along the axis.
     unsigned warps = getDistinctWarpCount(srcType, axis);
@@ -157,7 +140,8 @@ private:
         Value part = LLVM::LoadOp::create(
             builder, loc, elemType,
             sharedElementPtr(builder, loc, shared, elemType, slot));
-        total = total ? combine(builder, loc, op.getKind(), total, part) : part;
+        total =
+            total ? emitCombine(builder, loc, op.getKind(), total, part) : part;
       }
       result.push_back(total);
     }

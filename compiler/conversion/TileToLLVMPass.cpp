@@ -68,6 +68,7 @@ private:
     populateLoadStoreOpToLLVMPatterns(converter, patterns);
     populateElementwiseOpToLLVMPatterns(converter, patterns);
     populateReduceOpToLLVMPatterns(converter, target, patterns);
+    populateScanOpToLLVMPatterns(converter, target, patterns);
     populateConvertLayoutOpToLLVMPatterns(converter, target, patterns);
     populateDotOpToLLVMPatterns(converter, target, patterns);
     populateMmaDotOpToLLVMPatterns(converter, target, patterns);

@@ -328,6 +328,23 @@ Value mlir::tile::getExchangeScratch(OpBuilder &builder, Location loc,
   return shared;
 }
 
+Value mlir::tile::emitCombine(OpBuilder &builder, Location loc, ReduceKind kind,
+                              Value lhs, Value rhs) {
+  bool isFloat = isa<FloatType>(lhs.getType());
+  switch (kind) {
+  case ReduceKind::Sum:
+    return isFloat ? Value(LLVM::FAddOp::create(builder, loc, lhs, rhs))
+                   : Value(LLVM::AddOp::create(builder, loc, lhs, rhs));
+  case ReduceKind::Max:
+    return isFloat ? Value(LLVM::MaximumOp::create(builder, loc, lhs, rhs))
+                   : Value(LLVM::SMaxOp::create(builder, loc, lhs, rhs));
+  case ReduceKind::Min:
+    return isFloat ? Value(LLVM::MinimumOp::create(builder, loc, lhs, rhs))
+                   : Value(LLVM::SMinOp::create(builder, loc, lhs, rhs));
+  }
+  llvm_unreachable("unknown reduction");
+}
+
 unsigned mlir::tile::getSharedElementBytes(Type elemType) {
   if (isa<PointerType, LLVM::LLVMPointerType>(elemType))
     return 8;
@@ -355,6 +372,8 @@ unsigned mlir::tile::getScratchBytes(Operation *op) {
   };
   if (isa<ConvertLayoutOp>(op))
     return bytesOf(op->getOperand(0).getType());
+  if (isa<ScanOp>(op)) // two buffers: each step reads one, writes the other
+    return 2 * bytesOf(op->getOperand(0).getType());
   if (auto dot = dyn_cast<DotOp>(op)) {
     if (isTensorCoreDot(dot))
       return isSharedView(dot.getA()) ? 0 : getMmaDotStagedABytes(dot);

@@ -88,7 +88,7 @@ bool isLoop(Operation *op) { return isa<scf::ForOp>(op); }
 bool isDot(Operation *op) { return isa<DotOp>(op); }
 bool isIf(Operation *op) { return isa<scf::IfOp>(op); }
 bool isScratchUser(Operation *op) {
-  return isa<ReduceOp, ConvertLayoutOp, DotOp>(op);
+  return isa<ReduceOp, ScanOp, ConvertLayoutOp, DotOp>(op);
 }
 bool isGlobalAccess(Operation *op) {
   return isa<LoadOp, StoreOp, AsyncCopyOp>(op);

@@ -347,6 +347,17 @@ LogicalResult ReduceOp::verify() {
   return success();
 }
 
+LogicalResult ScanOp::verify() {
+  auto src = getSrc().getType();
+  int64_t axis = int32_t(getAxis());
+  if (axis < 0 || axis >= src.getRank())
+    return emitOpError() << "axis " << axis << " out of range for rank "
+                         << src.getRank();
+  if (isa<PointerType>(src.getElementType()))
+    return emitOpError() << "needs numbers, got " << src.getElementType();
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // WarpSpecializeOp
 //===----------------------------------------------------------------------===//

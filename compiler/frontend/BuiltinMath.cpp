@@ -199,9 +199,12 @@ FailureOr<TValue> MLIRGenImpl::genReduce(const BuiltinCall &call) {
     diags.error(l, name + "() needs numbers, got " + typeStr(v.getType()));
     return failure();
   }
-  tile::ReduceKind kind = name == "sum"   ? tile::ReduceKind::Sum
-                          : name == "max" ? tile::ReduceKind::Max
-                                          : tile::ReduceKind::Min;
+  // cumsum / cummax / cummin keep the axis: running combinations (scan).
+  bool running = name.starts_with("cum");
+  llvm::StringRef combiner = running ? name.drop_front(3) : name;
+  tile::ReduceKind kind = combiner == "sum"   ? tile::ReduceKind::Sum
+                          : combiner == "max" ? tile::ReduceKind::Max
+                                              : tile::ReduceKind::Min;
   // Like Triton, sums of narrow floats accumulate (and stay) in f32, and
   // sums of booleans count in i32.
   if (kind == tile::ReduceKind::Sum &&
@@ -214,10 +217,14 @@ FailureOr<TValue> MLIRGenImpl::genReduce(const BuiltinCall &call) {
       return failure();
     v = *w;
   }
+  auto kindAttr = tile::ReduceKindAttr::get(&ctx, kind);
+  if (running)
+    return TValue::runtime(tile::ScanOp::create(
+        builder, loc(l), v, builder.getI32IntegerAttr(axis), kindAttr));
   SmallVector<int64_t> rest(shape.begin(), shape.end());
   rest.erase(rest.begin() + axis);
   Type resultType = tensorOf(rest, elem);
-  return TValue::runtime(tile::ReduceOp::create(
-      builder, loc(l), resultType, v, builder.getI32IntegerAttr(axis),
-      tile::ReduceKindAttr::get(&ctx, kind)));
+  return TValue::runtime(tile::ReduceOp::create(builder, loc(l), resultType, v,
+                                                builder.getI32IntegerAttr(axis),
+                                                kindAttr));
 }

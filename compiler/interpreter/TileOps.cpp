@@ -179,40 +179,71 @@ RtValue runDot(ProgramInterpreter &interp, DotOp op) {
   return r;
 }
 
+/// Calls visit(first, len, inner) for each line of a row-major tensor along
+/// `axis`: `len` elements at first, first + inner, ...
+template <typename Visit>
+void forEachLine(llvm::ArrayRef<int64_t> shape, unsigned axis, Visit visit) {
+  int64_t outer = 1, len = shape[axis], inner = 1;
+  for (unsigned d = 0; d < axis; ++d)
+    outer *= shape[d];
+  for (size_t d = axis + 1; d < shape.size(); ++d)
+    inner *= shape[d];
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t in = 0; in < inner; ++in)
+      visit(size_t(o * len * inner + in), len, size_t(inner));
+}
+
+float combineF(ReduceKind kind, float acc, float x) {
+  return kind == ReduceKind::Sum   ? acc + x
+         : kind == ReduceKind::Max ? maximumF(acc, x)
+                                   : minimumF(acc, x);
+}
+int64_t combineI(ReduceKind kind, int64_t acc, int64_t x) {
+  return kind == ReduceKind::Sum   ? int64_t(uint64_t(acc) + uint64_t(x))
+         : kind == ReduceKind::Max ? std::max(acc, x)
+                                   : std::min(acc, x);
+}
+
 RtValue runReduce(ProgramInterpreter &interp, ReduceOp op) {
   const RtValue &src = interp.get(op.getSrc());
-  unsigned axis = op.getAxis();
-  int64_t outer = 1, len = src.shape[axis], inner = 1;
-  for (unsigned d = 0; d < axis; ++d)
-    outer *= src.shape[d];
-  for (size_t d = axis + 1; d < src.shape.size(); ++d)
-    inner *= src.shape[d];
   RtValue r = zerosOfType(op.getType());
   ReduceKind kind = op.getKind();
-  for (int64_t o = 0; o < outer; ++o) {
-    for (int64_t in = 0; in < inner; ++in) {
-      size_t first = size_t(o * len * inner + in), out = size_t(o * inner + in);
-      if (src.isFloat()) {
-        float acc = src.floats[first];
-        for (int64_t l = 1; l < len; ++l) {
-          float x = src.floats[first + l * inner];
-          acc = kind == ReduceKind::Sum   ? acc + x
-                : kind == ReduceKind::Max ? maximumF(acc, x)
-                                          : minimumF(acc, x);
+  size_t out = 0; // lines come in the result's row-major order
+  forEachLine(
+      src.shape, op.getAxis(), [&](size_t first, int64_t len, size_t inner) {
+        if (src.isFloat()) {
+          float acc = src.floats[first];
+          for (int64_t l = 1; l < len; ++l)
+            acc = combineF(kind, acc, src.floats[first + l * inner]);
+          r.floats[out++] = roundFloat(r.kind, acc);
+        } else {
+          int64_t acc = toSigned(src.kind, src.ints[first]);
+          for (int64_t l = 1; l < len; ++l)
+            acc = combineI(kind, acc,
+                           toSigned(src.kind, src.ints[first + l * inner]));
+          r.ints[out++] = wrapInt(r.kind, acc);
         }
-        r.floats[out] = roundFloat(r.kind, acc);
-      } else {
-        int64_t acc = toSigned(src.kind, src.ints[first]);
-        for (int64_t l = 1; l < len; ++l) {
-          int64_t x = toSigned(src.kind, src.ints[first + l * inner]);
-          acc = kind == ReduceKind::Sum   ? int64_t(uint64_t(acc) + uint64_t(x))
-                : kind == ReduceKind::Max ? std::max(acc, x)
-                                          : std::min(acc, x);
+      });
+  return r;
+}
+
+/// Running combination along the axis; each step rounds to the element type
+/// like the compiled code (f32 for floats, wrapping ints).
+RtValue runScan(ProgramInterpreter &interp, ScanOp op) {
+  RtValue r = interp.get(op.getSrc());
+  ReduceKind kind = op.getKind();
+  forEachLine(
+      r.shape, op.getAxis(), [&](size_t first, int64_t len, size_t inner) {
+        for (size_t at = first + inner; at < first + len * inner; at += inner) {
+          if (r.isFloat())
+            r.floats[at] = roundFloat(
+                r.kind, combineF(kind, r.floats[at - inner], r.floats[at]));
+          else
+            r.ints[at] = wrapInt(
+                r.kind, combineI(kind, toSigned(r.kind, r.ints[at - inner]),
+                                 toSigned(r.kind, r.ints[at])));
         }
-        r.ints[out] = wrapInt(r.kind, acc);
-      }
-    }
-  }
+      });
   return r;
 }
 } // namespace
@@ -273,6 +304,8 @@ bool runTileOp(ProgramInterpreter &interp, Operation &op) {
     r = runDot(interp, dot);
   } else if (auto reduce = dyn_cast<ReduceOp>(op)) {
     r = runReduce(interp, reduce);
+  } else if (auto scan = dyn_cast<ScanOp>(op)) {
+    r = runScan(interp, scan);
   } else {
     return false;
   }

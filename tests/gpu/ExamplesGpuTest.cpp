@@ -315,6 +315,85 @@ TEST_P(MatmulDescTest, MatchesReference) {
 INSTANTIATE_TEST_SUITE_P(DTypes, MatmulDescTest,
                          ::testing::Values(DType::F16, DType::BF16));
 
+// cumsum / cummax along either axis of a [ROWS, COLS] tile, for shapes with
+// fewer and more elements than threads, against sequential host scans
+// (integers exact; f32 sums within the reordering's rounding).
+TEST_F(GpuTest, RunningCombinations) {
+  const char *source = R"(
+kernel scans(xi: *i32, xf: *f32, sum_rows: *i32, sum_cols: *i32,
+             max_cols: *f32, sum_f: *f32, ROWS: constexpr, COLS: constexpr) {
+    r = arange(0, ROWS);
+    c = arange(0, COLS);
+    at = r[:, None] * COLS + c[None, :];
+    vi = load(xi + at);
+    vf = load(xf + at);
+    store(sum_rows + at, cumsum(vi, 0));
+    store(sum_cols + at, cumsum(vi, 1));
+    store(max_cols + at, cummax(vf, 1));
+    store(sum_f + at, cumsum(vf, 1));
+}
+)";
+  for (auto [rows, cols, warps] :
+       {std::tuple{1, 16, 4}, {2, 64, 2}, {4, 1024, 8}, {32, 8, 4}}) {
+    SCOPED_TRACE("ROWS=" + std::to_string(rows) +
+                 " COLS=" + std::to_string(cols));
+    KernelOptions options;
+    options.numWarps = warps;
+    Kernel kernel = Kernel::fromSource(
+        "scans.tile", source,
+        {{"ROWS", std::to_string(rows)}, {"COLS", std::to_string(cols)}},
+        options);
+    size_t n = size_t(rows) * cols;
+    std::vector<int32_t> xi(n);
+    HostTensor xf(DType::F32, n);
+    std::uniform_int_distribution<int32_t> ints(-1000, 1000);
+    std::uniform_real_distribution<float> floats(-1.0f, 1.0f);
+    for (size_t i = 0; i < n; ++i) {
+      xi[i] = ints(rng);
+      xf.set(i, floats(rng));
+    }
+    DeviceBuffer dxi(n * 4), dxf = upload(xf);
+    dxi.upload(xi.data(), n * 4);
+    DeviceBuffer sumRows = poisoned(n * 4), sumCols = poisoned(n * 4),
+                 maxCols = poisoned(n * 4), sumF = poisoned(n * 4);
+    kernel.launch(
+        {1, 1, 1},
+        {KernelArg::pointer(dxi.data()), KernelArg::pointer(dxf.data()),
+         KernelArg::pointer(sumRows.data()), KernelArg::pointer(sumCols.data()),
+         KernelArg::pointer(maxCols.data()), KernelArg::pointer(sumF.data())});
+    synchronize();
+    std::vector<int32_t> gotRows(n), gotCols(n);
+    sumRows.download(gotRows.data(), n * 4);
+    sumCols.download(gotCols.data(), n * 4);
+    HostTensor gotMax(DType::F32, n), gotSum(DType::F32, n);
+    download(maxCols, gotMax);
+    download(sumF, gotSum);
+    for (int i = 0; i < rows; ++i) {
+      int32_t acc = 0;
+      double max = -INFINITY, sum = 0, magnitude = 0;
+      for (int j = 0; j < cols; ++j) {
+        size_t at = size_t(i) * cols + j;
+        acc += xi[at];
+        max = std::max(max, xf.values[at]);
+        sum += xf.values[at];
+        magnitude += std::abs(xf.values[at]);
+        ASSERT_EQ(gotCols[at], acc) << "cumsum(axis 1) at " << i << "," << j;
+        ASSERT_EQ(gotMax.values[at], max) << "cummax at " << i << "," << j;
+        ASSERT_NEAR(gotSum.values[at], sum, 1e-6 * magnitude + 1e-7)
+            << "cumsum(f32) at " << i << "," << j;
+      }
+    }
+    for (int j = 0; j < cols; ++j) {
+      int32_t acc = 0;
+      for (int i = 0; i < rows; ++i) {
+        size_t at = size_t(i) * cols + j;
+        acc += xi[at];
+        ASSERT_EQ(gotRows[at], acc) << "cumsum(axis 0) at " << i << "," << j;
+      }
+    }
+  }
+}
+
 TEST_F(GpuTest, TensorDescriptorsAreChecked) {
   Kernel kernel = Kernel::fromEmbedded("examples/matmul_desc");
   DeviceBuffer buffer(1 << 16);

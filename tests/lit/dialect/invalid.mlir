@@ -240,6 +240,22 @@ func.func @reduce_shape(%a: tensor<16x32xf32>) {
 
 // -----
 
+func.func @scan_axis(%a: tensor<16x32xi32>) {
+  // expected-error @+1 {{'tile.scan' op axis -1 out of range for rank 2}}
+  %r = tile.scan sum %a {axis = -1 : i32} : tensor<16x32xi32>
+  return
+}
+
+// -----
+
+func.func @scan_pointers(%a: tensor<16x!tile.ptr<f32>>) {
+  // expected-error @+1 {{'tile.scan' op needs numbers, got '!tile.ptr<f32>'}}
+  %r = tile.scan sum %a {axis = 0 : i32} : tensor<16x!tile.ptr<f32>>
+  return
+}
+
+// -----
+
 func.func @reduce_1d_gives_scalar(%a: tensor<16xf32>) {
   // expected-error @+1 {{'tile.reduce' op expected result shape []}}
   %r = tile.reduce sum %a {axis = 0 : i32} : tensor<16xf32> -> tensor<1xf32>

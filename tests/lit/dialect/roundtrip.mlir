@@ -19,6 +19,8 @@ func.func @ops(%p: !tile.ptr<f32>, %n: i32) {
   %x = tile.load %ptrs, %m, other %zero : (tensor<16x64x!tile.ptr<f32>>, tensor<16x64xi1>, tensor<16x64xf32>) -> tensor<16x64xf32>
   // CHECK: tile.reduce sum %{{.*}} {axis = 1 : i32} : tensor<16x64xf32> -> tensor<16xf32>
   %s = tile.reduce sum %x {axis = 1 : i32} : tensor<16x64xf32> -> tensor<16xf32>
+  // CHECK: tile.scan max %{{.*}} {axis = 0 : i32} : tensor<16x64xf32>
+  %running = tile.scan max %x {axis = 0 : i32} : tensor<16x64xf32>
   // CHECK: tile.dot
   %acc = arith.constant dense<0.0> : tensor<16x16xf32>
   %xt = tile.load %ptrs : (tensor<16x64x!tile.ptr<f32>>) -> tensor<16x64xf32>

@@ -7,8 +7,8 @@ include "mlir/Pass/PassBase.td"
 def TileAllocateShared : Pass<"tile-allocate-shared", "mlir::ModuleOp"> {
   let summary = "Size the shared-memory scratch of every op that needs one";
   let description = [{
-    Cross-warp reductions, layout conversions and dots stage data through
-    shared memory. Ops run one after another and fence their scratch with
+    Cross-warp reductions, scans (two copies of the tensor), layout
+    conversions and dots stage data through shared memory. Ops run one after another and fence their scratch with
     barriers, so one buffer of the largest size serves them all; its size in
     bytes is recorded as the module attribute `tile.shared`.
 
@@ -23,8 +23,8 @@ def TileAllocateShared : Pass<"tile-allocate-shared", "mlir::ModuleOp"> {
     Every `tile.local_alloc` buffer (pipeline stages, resident operands)
     gets its own region above those, recorded as its `offset` attribute.
 
-    In a module with wgmma dots, cross-warp reductions get a region of their
-    own above everything else (`tile.reduce_offset`) when the budget allows,
+    In a module with wgmma dots, cross-warp reductions (and scans and layout
+    conversions) get a region of their own above everything else (`tile.reduce_offset`) when the budget allows,
     so that tile-elide-scratch-barriers can order them against the layout
     conversions and operand staging around them with fewer barriers.
 
@@ -54,8 +54,9 @@ def TileElideScratchBarriers
     ends in one (`tile.mbarrier_alloc`, a `tile.local_alloc` with an initial
     value, `tile.async_wait`), or another scratch user's own barrier when its
     bytes are elsewhere. Regions: the common scratch (layout conversions,
-    staged a operands, and reductions unless tile-allocate-shared placed
-    them at `tile.reduce_offset`), the b region, the reductions' region. A
+    staged a operands, and reductions, scans and layout conversions unless
+    tile-allocate-shared placed them at `tile.reduce_offset`), the b
+    region, the reductions' region. A
     `tile.dot_wait` on the way counts as an access to every region a wgmma
     dot of the module stages into. Paths are followed through enclosing
     `scf.if`, `scf.for` (the first trip and the back edge) and

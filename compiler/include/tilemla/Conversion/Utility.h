@@ -139,6 +139,10 @@ Value sharedElementPtr(OpBuilder &builder, Location loc, Value base,
 /// to its base pointer), addressed in elements of `elemType`.
 Value stageBase(OpBuilder &builder, Location loc, Value buffer,
                 SharedBufferType type, Value stage, Type elemType);
+/// `lhs` combined with `rhs` as a reduction or scan of `kind` combines
+/// elements (float max / min propagate NaN).
+Value emitCombine(OpBuilder &builder, Location loc, ReduceKind kind, Value lhs,
+                  Value rhs);
 /// Bytes one element of `type` takes in shared memory.
 unsigned getSharedElementBytes(Type elemType);
 /// Scratch bytes the op needs while it runs, 0 if none.
@@ -224,6 +228,9 @@ void populateElementwiseOpToLLVMPatterns(TileLLVMTypeConverter &converter,
 void populateReduceOpToLLVMPatterns(TileLLVMTypeConverter &converter,
                                     const TargetInfo &target,
                                     RewritePatternSet &patterns);
+void populateScanOpToLLVMPatterns(TileLLVMTypeConverter &converter,
+                                  const TargetInfo &target,
+                                  RewritePatternSet &patterns);
 void populateConvertLayoutOpToLLVMPatterns(TileLLVMTypeConverter &converter,
                                            const TargetInfo &target,
                                            RewritePatternSet &patterns);

@@ -484,4 +484,19 @@ def Tile_ReduceOp : Tile_Op<"reduce", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Tile_ScanOp : Tile_Op<"scan", [Pure, AllTypesMatch<["src", "result"]>]> {
+  let summary = "inclusive running combination along one axis";
+  let description = [{
+    Element i along `axis` of the result combines elements 0..i of the
+    source along that axis (`sum`: prefix sums, as `cumsum`; `max`, `min`:
+    running extremes, floats propagating NaN). Same shape, element type and
+    layout as the source. Lowered through shared memory in log2(extent)
+    steps, for the small tensors of work schedules.
+  }];
+  let arguments = (ins Tile_Tensor:$src, I32Attr:$axis, Tile_ReduceKindAttr:$kind);
+  let results = (outs Tile_Tensor:$result);
+  let assemblyFormat = "$kind $src attr-dict `:` type($src)";
+  let hasVerifier = 1;
+}
+
 #endif
