@@ -125,6 +125,11 @@ int32_t i32Stride(const char *name, int64_t stride) {
 /// 64-head program is bound by its tensor cores, so its cap does not grow
 /// with the head blocks beside it.
 constexpr int64_t kTailChunkTokens = 4096;
+// The device schedule charges entering a request (q's load, the first
+// copies, writing a partial) as this many token blocks.
+constexpr int kScheduleOverheadBlocks = 2;
+// Pieces stage 2 merges at a time with a device schedule (at most).
+constexpr int64_t kMaxSplitBlock = 128;
 constexpr int64_t kWarpgroupTailChunkTokens = 2048;
 
 int chooseNumSplits(SplitPolicy policy, int64_t batch, int64_t numHeads,
@@ -274,8 +279,16 @@ TritonMLAImpl::TritonMLAImpl(
   // maxBatch uses: Auto gives small batches many splits, large ones few.
   for (int64_t b = 1; b <= opts.maxBatch; ++b)
     wsSplitRows = std::max(wsSplitRows, b * numSplits(b, int64_t(1) << 40));
+  // A device schedule gives each request a piece, plus one more per part
+  // boundary inside a request.
+  const bool mayScheduleOnDevice = deviceScheduled(/*tma=*/true, opts.maxBatch);
+  if (mayScheduleOnDevice)
+    wsSplitRows = std::max(wsSplitRows, opts.maxBatch + scheduleParts());
   if (opts.device < 0)
     return; // validation-only impl: nothing on a device
+  if (mayScheduleOnDevice)
+    schedule = std::make_unique<DeviceBuffer>(
+        size_t(1 + 5 * opts.maxBatch + scheduleParts() + 1) * sizeof(int32_t));
 
   // Partial outputs, then their log-sum-exps (see wsLseOffset).
   size_t wsBytes =
@@ -321,8 +334,10 @@ TritonMLAImpl::LaunchShape TritonMLAImpl::launchShape(int64_t batch,
 
 const TritonMLAImpl::Kernels &
 TritonMLAImpl::kernelsFor(int64_t pageSize, int splits, DType dtype,
-                          DType lseDtype, bool tma, LaunchShape shape) {
-  auto key = std::make_tuple(pageSize, splits, dtype, lseDtype, tma, shape);
+                          DType lseDtype, bool tma, bool scheduled,
+                          LaunchShape shape) {
+  auto key =
+      std::make_tuple(pageSize, splits, dtype, lseDtype, tma, scheduled, shape);
   if (auto it = kernelCache.find(key); it != kernelCache.end())
     return it->second;
   std::string h = std::to_string(heads), r = std::to_string(rank),
@@ -341,6 +356,7 @@ TritonMLAImpl::kernelsFor(int64_t pageSize, int splits, DType dtype,
       {"TMA", tma ? "1" : "0"},
       {"CHUNK_ALIGN", chunkAlign},
       {"WARP_SPECIALIZE", tma && opts.warpSpecialize ? "1" : "0"},
+      {"SCHEDULE", scheduled ? "1" : "0"},
       {"T", t}};
   // Stage 2 merges up to kStage2BlockValues values (splits x columns, a
   // power of two of splits) per step: narrow column blocks take all of a
@@ -356,6 +372,7 @@ TritonMLAImpl::kernelsFor(int64_t pageSize, int splits, DType dtype,
                                {"SPLIT_BLOCK", std::to_string(splitBlock)},
                                {"R_BLOCK", std::to_string(shape.columnBlock)},
                                {"CHUNK_ALIGN", chunkAlign},
+                               {"SCHEDULE", scheduled ? "1" : "0"},
                                {"T", t},
                                {"LSE_T", dtypeName(lseDtype)}};
   // 4 warps (8 with warpgroup tiles; 2 in launches of two programs per SM
@@ -366,13 +383,31 @@ TritonMLAImpl::kernelsFor(int64_t pageSize, int splits, DType dtype,
   stage1Options.numWarps = shape.warps;
   Kernels kernels{
       Kernel::fromEmbedded("mla/mla_decode_stage1", stage1, stage1Options),
-      Kernel::fromEmbedded("mla/mla_decode_stage2", stage2)};
+      Kernel::fromEmbedded("mla/mla_decode_stage2", stage2), std::nullopt};
+  if (scheduled) {
+    // One program over the whole batch: BLOCK_B covers maxBatch, with a
+    // warp per 64 requests (4..16) so its tiles stay in registers.
+    int64_t blockB = 32;
+    while (blockB < opts.maxBatch)
+      blockB *= 2;
+    KernelOptions scheduleOptions;
+    scheduleOptions.numWarps =
+        unsigned(std::clamp<int64_t>(blockB / 64, 4, 16));
+    kernels.schedule = Kernel::fromEmbedded(
+        "mla/mla_decode_schedule",
+        {{"BLOCK_B", std::to_string(blockB)},
+         {"BLOCK_N", std::to_string(shape.tokenBlock)},
+         {"OVERHEAD", std::to_string(kScheduleOverheadBlocks)}},
+        scheduleOptions);
+  }
   return kernelCache.emplace(key, std::move(kernels)).first->second;
 }
 
 /// Stage 2 starts while stage 1's last programs finish (sm_90+): its launch
-/// and scheduling overlap them, and it waits for stage 1's writes.
-static const LaunchOptions kStage2Launch = {/*programmaticDependent=*/true};
+/// and scheduling overlap them, and it waits for stage 1's writes. The same
+/// for stage 1 after the device schedule, and for the schedule after
+/// whatever the stream ran before (it waits before reading seq_lens).
+static const LaunchOptions kDependentLaunch = {/*programmaticDependent=*/true};
 
 void TritonMLAImpl::forward_decode(const TensorView &q,
                                    const TensorView &kv_cache,
@@ -498,16 +533,24 @@ void TritonMLAImpl::run(const TensorView &qNope, const TensorView &qPe,
   if (B == 0)
     return;
 
-  const int splits = numSplits(B, metadata.max_seq_len);
+  const bool tma = canStreamWithTma(kv);
+  const bool scheduled = deviceScheduled(tma, B);
+  // A device schedule has one stage-1 program per SM (per part and head
+  // block); stage 2 merges a few pieces per request (more when the batch is
+  // small), which it takes SPLIT_BLOCK at a time like splits.
+  const int64_t parts = scheduleParts();
+  const int splits =
+      scheduled ? int(std::min<int64_t>(floorPowerOfTwo(cdiv(B + parts, B)),
+                                        kMaxSplitBlock))
+                : numSplits(B, metadata.max_seq_len);
   if (B * splits > wsSplitRows) // B <= maxBatch makes this unreachable
     throw Error(fmt::format("forward_decode: {} requests x {} splits exceed "
                             "the workspace's {} rows",
                             B, splits, wsSplitRows));
-  const bool tma = canStreamWithTma(kv);
   const int64_t headBlocks = cdiv(heads, headBlock());
   const LaunchShape shape = launchShape(B, splits);
   const Kernels &kernels =
-      kernelsFor(pageSize, splits, dtype, lseType, tma, shape);
+      kernelsFor(pageSize, splits, dtype, lseType, tma, scheduled, shape);
   const char *qPeData =
       static_cast<const char *>(qPe.data) + qPeOffset * dtypeSize(dtype);
   char *wsO = static_cast<char *>(workspace->data());
@@ -516,9 +559,21 @@ void TritonMLAImpl::run(const TensorView &qNope, const TensorView &qPe,
   // 64-head program fills one), each taking items that many apart.
   const int64_t items = headBlocks * B * splits;
   const int64_t programs =
-      persistentStage1(tma)
+      scheduled ? parts * headBlocks
+      : persistentStage1(tma)
           ? std::min<int64_t>(items, int64_t(numSMs) * opts.persistentWaves)
           : items;
+  // The schedule (mla_decode_schedule.tile says how it is laid out);
+  // without one, stage 1 and 2 never read it.
+  void *plan = scheduled ? schedule->data() : nullptr;
+  const auto maxBatchArg = KernelArg::i32(int32_t(opts.maxBatch));
+  if (scheduled)
+    kernels.schedule->launch({1, 1, 1},
+                             {KernelArg::pointer(lens.data),
+                              KernelArg::i32(int32_t(B)).unspecialized(),
+                              KernelArg::i32(int32_t(parts)),
+                              KernelArg::pointer(plan), maxBatchArg},
+                             stream, kDependentLaunch);
   kernels.stage1.launch(
       {unsigned(programs), 1, 1},
       {KernelArg::pointer(qNope.data), KernelArg::pointer(qPeData),
@@ -529,21 +584,23 @@ void TritonMLAImpl::run(const TensorView &qNope, const TensorView &qPe,
                                kv.strides[1])
            : KernelArg::tensor(wsO, 1, 8, 8),
        KernelArg::pointer(bt.data), KernelArg::pointer(lens.data),
-       KernelArg::pointer(wsO), KernelArg::pointer(wsLse), KernelArg::i32(sqnB),
+       KernelArg::pointer(wsO), KernelArg::pointer(wsLse),
+       KernelArg::pointer(plan), maxBatchArg, KernelArg::i32(sqnB),
        KernelArg::i32(sqnH), KernelArg::i32(sqpB), KernelArg::i32(sqpH),
        KernelArg::i64(kv.strides[0]), KernelArg::i32(skvTok),
        KernelArg::i32(sbt), KernelArg::f32(float(softmaxScale)),
        // Not specialized: one stage-1 compile serves every batch size.
        KernelArg::i32(int32_t(B)).unspecialized()},
-      stream);
+      stream, scheduled ? kDependentLaunch : LaunchOptions());
   kernels.stage2.launch(
       {unsigned(B), unsigned(heads), unsigned(rank / shape.columnBlock)},
       {KernelArg::pointer(wsO), KernelArg::pointer(wsLse),
-       KernelArg::pointer(lens.data), KernelArg::pointer(o.data),
+       KernelArg::pointer(lens.data), KernelArg::pointer(plan), maxBatchArg,
+       KernelArg::pointer(o.data),
        KernelArg::pointer(lse ? lse->data : lseScratch->data()),
        KernelArg::i32(soB), KernelArg::i32(soH), KernelArg::i32(slB),
        KernelArg::i32(slH)},
-      stream, kStage2Launch);
+      stream, kDependentLaunch);
 }
 
 } // namespace tilemla::mla

@@ -44,6 +44,7 @@ struct Tuning {
   bool warpSpecialize = true;
   int persistentWaves = 0;
   int numSMs = 0; ///< fewer persistent programs: many items each
+  mla::DeviceSchedule schedule = mla::DeviceSchedule::Default;
 };
 
 class MlaGpuTest : public ::testing::Test {
@@ -95,6 +96,7 @@ protected:
     options.warpSpecialize = tuning.warpSpecialize;
     options.persistentWaves = tuning.persistentWaves;
     options.numSMs = tuning.numSMs;
+    options.deviceSchedule = tuning.schedule;
     mla::MLAArgs args{R, P, 128, 128};
     mla::TritonMLAImpl impl(H, R + P, c.scale, 1, std::nullopt, std::nullopt,
                             "auto", std::nullopt, "decoder", std::nullopt, args,
@@ -162,7 +164,11 @@ protected:
           (r.tuning.persistentWaves
                ? " persistent=" + std::to_string(r.tuning.persistentWaves)
                : "") +
-          (r.tuning.numSMs ? " sms=" + std::to_string(r.tuning.numSMs) : "");
+          (r.tuning.numSMs ? " sms=" + std::to_string(r.tuning.numSMs) : "") +
+          (r.tuning.schedule == mla::DeviceSchedule::Off ? " schedule=off"
+           : r.tuning.schedule == mla::DeviceSchedule::Always
+               ? " schedule=always"
+               : "");
       SCOPED_TRACE(what);
       MlaErrors e = run(r.c, r.policy, r.lse, r.tuning);
       bool lowLse = r.lse == mla::LseDType::Query;
@@ -280,10 +286,21 @@ TEST_F(MlaGpuTest, TmaStreamsContiguousPages) {
   MlaCase c = mk(128, 64, {777, 5, 64}, DType::F16);
   c.contiguousPages = true;
   runs.push_back({c, SP::Fixed4, mla::LseDType::F32, Tuning{32, 3, 0, 0}});
+  // 20 requests x 2 head blocks: Auto's default is the device schedule.
+  std::vector<int32_t> many;
+  std::uniform_int_distribution<int> len(0, 5000);
+  for (int b = 0; b < 20; ++b)
+    many.push_back(b % 7 == 3 ? 0 : len(rng));
+  MlaCase wide = mk(128, 64, many, DType::BF16, true);
+  wide.contiguousPages = true;
+  runs.push_back({wide, SP::Auto});
   // The same without the producer warpgroup (the compute warps issue the
   // copies: the other TMA kernel), and with it on a persistent grid: a
   // program per SM, and 3 programs, so that each takes many items (empty
   // ones too) and its stage ring goes on across them.
+  // Auto on the device schedule (schedule=always: these batches are below
+  // its default threshold) and with host-side splits (schedule=off); sms=3
+  // gives each part many requests (H=128: one part).
   for (size_t i = 0, n = runs.size(); i < n; ++i) {
     Run plain = runs[i], persistent = runs[i], few = runs[i];
     plain.tuning.warpSpecialize = false;
@@ -293,10 +310,49 @@ TEST_F(MlaGpuTest, TmaStreamsContiguousPages) {
     runs.push_back(plain);
     runs.push_back(persistent);
     runs.push_back(few);
+    if (runs[i].policy == SP::Auto) {
+      Run hostSplits = runs[i], scheduled = runs[i], scheduledFew = few;
+      hostSplits.tuning.schedule = mla::DeviceSchedule::Off;
+      scheduled.tuning.schedule = scheduledFew.tuning.schedule =
+          mla::DeviceSchedule::Always;
+      runs.push_back(hostSplits);
+      runs.push_back(scheduled);
+      runs.push_back(scheduledFew);
+    }
   }
   family("TMA: H 64/128 x pages 64/128 x policies, with and without a "
          "producer warpgroup, persistent or not",
          runs);
+}
+
+TEST_F(MlaGpuTest, DeviceScheduleOnEveryKernel) {
+  // The device schedule forced onto the other stage-1 kernels (cp.async,
+  // 16/32/64-head blocks): ragged lengths with empty requests, a long one
+  // cut into many pieces, and few SMs (each part takes many requests).
+  std::vector<int32_t> lens;
+  std::uniform_int_distribution<int> len(0, 3000);
+  for (int b = 0; b < 20; ++b)
+    lens.push_back(b % 6 == 0 ? b % 4 : len(rng));
+  std::vector<Run> runs;
+  Tuning always, fewSMs, wideHeads;
+  always.schedule = fewSMs.schedule = wideHeads.schedule =
+      mla::DeviceSchedule::Always;
+  fewSMs.numSMs = 3;
+  wideHeads.headBlock = 64;
+  wideHeads.warps = 8;
+  for (const Tuning &t : {always, fewSMs}) {
+    runs.push_back(
+        {mk(16, 64, lens, DType::BF16, true), SP::Auto, mla::LseDType::F32, t});
+    runs.push_back({mk(20, 33, {0, 70000, 5, 0}, DType::F16), SP::Auto,
+                    mla::LseDType::F32, t});
+    runs.push_back(
+        {mk(16, 1, {0}, DType::BF16), SP::Auto, mla::LseDType::F32, t});
+    runs.push_back({mk(16, 16, {100, 257, 0, 3}), SP::Auto, mla::LseDType::F32,
+                    t}); // interpreter-sized
+  }
+  runs.push_back({mk(128, 16, lens, DType::BF16), SP::Auto, mla::LseDType::F32,
+                  wideHeads});
+  family("device schedule on every stage-1 kernel", runs);
 }
 
 TEST_F(MlaGpuTest, LseInQueryDtype) {

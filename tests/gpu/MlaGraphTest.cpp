@@ -57,19 +57,24 @@ constexpr int kCaptureModeThreadLocal = 1;
 constexpr unsigned kStreamNonBlocking = 1;
 
 /// Captures one forward_decode of `c` in a graph and replays it three times
-/// with new values, a new page order and the lengths moved between requests
-/// (the longest stays: it sized the split count at capture).
-/// `persistentWaves`: TritonMLAOptions::persistentWaves.
-void captureAndReplay(const GraphApi *api, MlaCase c, std::mt19937_64 &rng,
-                      int persistentWaves = 0) {
+/// with new values, a new page order and the lengths moved between requests,
+/// then shorter lengths (the longest sized the split count at capture; a
+/// device schedule is made anew on every replay).
+/// `persistentWaves`, `schedule`: the TritonMLAOptions.
+void captureAndReplay(
+    const GraphApi *api, MlaCase c, std::mt19937_64 &rng,
+    int persistentWaves = 0,
+    mla::DeviceSchedule schedule = mla::DeviceSchedule::Default) {
   SCOPED_TRACE(c.describe() +
-               " persistentWaves=" + std::to_string(persistentWaves));
+               " persistentWaves=" + std::to_string(persistentWaves) +
+               " schedule=" + std::to_string(int(schedule)));
   MlaProblem p = makeMlaProblem(c, rng);
   const int64_t B = c.B(), H = c.H, R = c.R, P = c.P;
   mla::TritonMLAOptions options;
   options.maxBatch = B;
   options.splitPolicy = mla::SplitPolicy::Auto;
   options.persistentWaves = persistentWaves;
+  options.deviceSchedule = schedule;
   mla::TritonMLAImpl impl(H, R + P, c.scale, 1, std::nullopt, std::nullopt,
                           "auto", std::nullopt, "decoder", std::nullopt,
                           mla::MLAArgs{R, P, 128, 128}, options);
@@ -115,6 +120,13 @@ void captureAndReplay(const GraphApi *api, MlaCase c, std::mt19937_64 &rng,
     if (replay > 0)
       std::shuffle(moved.lens.begin(), moved.lens.end(), rng);
     MlaProblem fresh = replay == 0 ? p : makeMlaProblem(moved, rng);
+    if (replay == 2) {
+      // New lengths, each within its request's pages (same buffers).
+      for (size_t b = 0; b < fresh.seqLens.size(); ++b) {
+        std::uniform_int_distribution<int> len(0, fresh.seqLens[b]);
+        fresh.seqLens[b] = fresh.c.lens[b] = len(rng);
+      }
+    }
     uploadInputs(fresh);
     ASSERT_EQ(api->launch(exec, stream), 0);
     ASSERT_EQ(api->streamSynchronize(stream), 0);
@@ -147,11 +159,14 @@ TEST(MlaGraphTest, CapturedDecodeReplaysWithNewInputs) {
   MlaCase c;
   c.H = 16, c.page = 64, c.lens = {4096, 1000, 2048, 77, 0, 3};
   captureAndReplay(api, c, rng);
+  captureAndReplay(api, c, rng, 0, mla::DeviceSchedule::Always);
   // 128 heads over back-to-back pages: on sm_90a, stage 1 with TMA and a
   // producer warpgroup; then on a persistent grid, whose programs' share of
   // items is fixed at capture while the lengths move between replays.
   c.H = 128, c.contiguousPages = true;
   captureAndReplay(api, c, rng);
+  // (With the device schedule; host-side splits, persistent or not.)
+  captureAndReplay(api, c, rng, 0, mla::DeviceSchedule::Always);
   captureAndReplay(api, c, rng, /*persistentWaves=*/1);
 }
 } // namespace

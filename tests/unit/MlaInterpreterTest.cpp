@@ -58,13 +58,17 @@ struct Worst {
 
 /// Runs stage 1 and stage 2 on `c` with `splits`; returns the errors.
 /// `programs` > 0: stage 1 as that many persistent programs, each taking
-/// the work items `programs` apart (0: a program per item).
+/// the work items `programs` apart (0: a program per item). `parts` > 0:
+/// the device schedule (mla_decode_schedule.tile) with that many parts
+/// instead of splits.
 MlaErrors runCase(const MlaCase &c, int splits, std::mt19937_64 &rng,
-                  DType lseType = DType::F32, int programs = 0) {
+                  DType lseType = DType::F32, int programs = 0, int parts = 0) {
   MlaProblem p = makeMlaProblem(c, rng);
   MlaReference ref = mlaReference(p);
   const int B = c.B(), headBlocks = (c.H + 15) / 16;
-  std::string t = dtypeName(c.type), s = std::to_string(splits);
+  const bool scheduled = parts > 0;
+  std::string t = dtypeName(c.type), s = std::to_string(splits),
+              scheduleFlag = scheduled ? "1" : "0";
   // Back-to-back pages: stage 1's TMA variant, its descriptor loads read
   // through pointers here; splits start on 16-token blocks.
   const bool tma = c.contiguousPages;
@@ -79,6 +83,7 @@ MlaErrors runCase(const MlaCase &c, int splits, std::mt19937_64 &rng,
                                    {"BLOCK_N", "16"},
                                    {"TMA", tma ? "1" : "0"},
                                    {"CHUNK_ALIGN", std::to_string(chunkAlign)},
+                                   {"SCHEDULE", scheduleFlag},
                                    {"T", t}});
   // Several split blocks and column blocks per (request, head).
   const int rBlock = std::min(c.R, 32);
@@ -89,11 +94,44 @@ MlaErrors runCase(const MlaCase &c, int splits, std::mt19937_64 &rng,
                                    {"SPLIT_BLOCK", "2"},
                                    {"R_BLOCK", std::to_string(rBlock)},
                                    {"CHUNK_ALIGN", std::to_string(chunkAlign)},
+                                   {"SCHEDULE", scheduleFlag},
                                    {"T", t},
                                    {"LSE_T", dtypeName(lseType)}});
 
-  std::vector<float> wsO(size_t(B) * c.H * splits * c.R, NAN),
-      wsLse(size_t(B) * c.H * splits, NAN);
+  // The schedule (mla_decode_schedule.tile's layout, max_batch = B); with
+  // splits it is never read (one element, so any read is out of bounds).
+  std::vector<int32_t> schedule(scheduled ? 1 + 5 * B + parts + 1 : 1, -1);
+  if (scheduled) {
+    int blockB = 32;
+    while (blockB < B)
+      blockB *= 2;
+    // Pieces of at least 2 blocks, so that short requests get several.
+    compile("mla_decode_schedule.tile", {{"BLOCK_B", std::to_string(blockB)},
+                                         {"BLOCK_N", "16"},
+                                         {"OVERHEAD", "2"},
+                                         {"MIN_PIECE", "2"}})
+        .launch({1, 1, 1},
+                {interp::Arg::pointer(p.seqLens), interp::Arg::i32(B),
+                 interp::Arg::i32(parts), interp::Arg::pointer(schedule),
+                 interp::Arg::i32(B)});
+    // Every request with tokens has pieces covering its blocks, and slots
+    // numbered one after the other.
+    int32_t slots = 0;
+    for (int b = 0; b < B; ++b) {
+      int32_t chunk = schedule[1 + B + b], n = schedule[1 + 2 * B + b];
+      int32_t blocks = (c.lens[b] + 15) / 16;
+      EXPECT_EQ(schedule[1 + 3 * B + b], slots) << "b=" << b;
+      EXPECT_EQ(n > 0, blocks > 0) << "b=" << b;
+      if (n > 0)
+        EXPECT_TRUE((n - 1) * chunk < blocks && n * chunk >= blocks)
+            << "b=" << b << " n=" << n << " chunk=" << chunk;
+      slots += schedule[1 + 4 * B + b];
+    }
+    splits = std::max(1, slots); // workspace rows of H partials each
+  }
+  // With a schedule, rows are slots (splits = slot count, B = 1 below).
+  const size_t wsRows = scheduled ? size_t(splits) : size_t(B) * splits;
+  std::vector<float> wsO(wsRows * c.H * c.R, NAN), wsLse(wsRows * c.H, NAN);
   HostTensor o(c.type, size_t(B) * c.H * c.R), lse(lseType, size_t(B) * c.H);
   for (size_t i = 0; i < o.values.size(); ++i)
     o.set(i, NAN);
@@ -106,13 +144,17 @@ MlaErrors runCase(const MlaCase &c, int splits, std::mt19937_64 &rng,
   };
   HostTensor &qpBuf = c.pair ? p.qp : p.qn;
   stage1.launch(
-      {unsigned(programs ? programs : headBlocks * B * splits), 1, 1},
+      {unsigned(scheduled  ? parts * headBlocks
+                : programs ? programs
+                           : headBlocks * B * splits),
+       1, 1},
       {ptr(p.qn, 0), ptr(qpBuf, size_t(p.qpOffset)), ptr(p.kv, 0),
        interp::Arg::tensorDesc(p.kv.bytes.data(), p.kv.bytes.size(),
                                int64_t(p.numPages) * c.page, c.R + c.P,
                                p.kvTokStride),
        interp::Arg::pointer(bt), interp::Arg::pointer(lens),
        interp::Arg::pointer(wsO), interp::Arg::pointer(wsLse),
+       interp::Arg::pointer(schedule), interp::Arg::i32(B),
        interp::Arg::i32(int(p.qnStrideB)), interp::Arg::i32(int(p.qnStrideH)),
        interp::Arg::i32(int(p.qpStrideB)), interp::Arg::i32(int(p.qpStrideH)),
        interp::Arg::i64(p.kvPageStride), interp::Arg::i32(int(p.kvTokStride)),
@@ -120,13 +162,14 @@ MlaErrors runCase(const MlaCase &c, int splits, std::mt19937_64 &rng,
        interp::Arg::i32(B)});
   stage2.launch({unsigned(B), unsigned(c.H), unsigned(c.R / rBlock)},
                 {interp::Arg::pointer(wsO), interp::Arg::pointer(wsLse),
-                 interp::Arg::pointer(lens), ptr(o, 0), ptr(lse, 0),
+                 interp::Arg::pointer(lens), interp::Arg::pointer(schedule),
+                 interp::Arg::i32(B), ptr(o, 0), ptr(lse, 0),
                  interp::Arg::i32(c.H * c.R), interp::Arg::i32(c.R),
                  interp::Arg::i32(c.H), interp::Arg::i32(1)});
   o.decode();
   lse.decode();
   // Empty splits' workspace slots stay NaN (stage 1 wrote nothing there).
-  for (int b = 0; b < B; ++b) {
+  for (int b = 0; b < B && !scheduled; ++b) {
     int L = c.lens[b], chunk = (L + splits - 1) / splits;
     chunk = (chunk + chunkAlign - 1) / chunkAlign * chunkAlign;
     for (int h = 0; h < c.H; ++h)
@@ -147,6 +190,7 @@ struct Family {
   std::vector<MlaCase> cases;
   std::vector<int> splits;
   int programs = 0; ///< persistent stage-1 programs (0: one per item)
+  int parts = 0;    ///< > 0: the device schedule's parts instead of splits
 };
 
 double oTolerance(DType t) { return t == DType::BF16 ? 1e-2 : 2e-3; }
@@ -162,7 +206,7 @@ void runFamilies(const std::vector<Family> &families) {
     for (const MlaCase &c : f.cases)
       for (int splits : f.splits) {
         SCOPED_TRACE(c.describe() + " splits=" + std::to_string(splits));
-        MlaErrors e = runCase(c, splits, rng, DType::F32, f.programs);
+        MlaErrors e = runCase(c, splits, rng, DType::F32, f.programs, f.parts);
         EXPECT_LE(e.o, oTolerance(c.type)) << "at " << e.where;
         EXPECT_LE(e.lse, 1e-3);
         worst.o = std::max(worst.o, e.o);
@@ -227,6 +271,24 @@ TEST(MlaInterpreter, TmaVariant) {
     c.contiguousPages = true;
   runFamilies({{"TMA variant, contiguous pages", cases, {1, 4}},
                {"TMA variant, 3 persistent programs", cases, {1, 4}, 3}});
+}
+
+TEST(MlaInterpreter, DeviceSchedule) {
+  // The schedule kernel, then both stages reading it: parts that cross
+  // requests, requests cut into many pieces, empty requests (also first and
+  // last), idle parts (more parts than token blocks), TMA's aligned blocks.
+  std::vector<MlaCase> cases = {
+      small(16, 16, {100, 0, 1, 37, 64, 3}),
+      small(20, 33, {0, 97, 5, 0, 66, 0}, DType::F16, true),
+      small(16, 64, {1000, 513, 2}), small(16, 16, {0, 0}), small(1, 1, {5})};
+  std::vector<MlaCase> tma = {small(16, 16, {100, 0, 1, 37, 64, 3}),
+                              small(16, 64, {1000, 513, 2})};
+  for (MlaCase &c : tma)
+    c.contiguousPages = true;
+  runFamilies({{"device schedule, 1 part", cases, {1}, 0, 1},
+               {"device schedule, 3 parts", cases, {1}, 0, 3},
+               {"device schedule, 40 parts", cases, {1}, 0, 40},
+               {"device schedule, TMA variant", tma, {1}, 0, 7}});
 }
 
 TEST(MlaInterpreter, PeakySoftmax) {

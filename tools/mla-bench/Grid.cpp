@@ -40,6 +40,7 @@ Shape makeShape(int H, int B, int L, int page, bool ragged) {
       "                 [--json=FILE] [--block-n=N] [--block-h=N] [--warps=N]\n"
       "                 [--stages=N] [--max-splits=N] [--min-splits=N]\n"
       "                 [--no-tma] [--no-ws] [--persistent=W]\n"
+      "                 [--schedule=default|off|always]\n"
       "\n"
       "  --quick   (default) B=1,8,32,128 L=4096,8192,32768 H=16,128 page=64,\n"
       "            and H=64 for B=8,32,128; uniform and ragged\n"
@@ -67,6 +68,8 @@ Shape makeShape(int H, int B, int L, int page, bool ragged) {
       "            producer warpgroup)\n"
       "  --persistent  with the producer warpgroup, W stage-1 programs per\n"
       "            SM (default 1), each taking many work items\n"
+      "  --schedule  where the auto policy schedules stage 1 on the device:\n"
+      "            where it measured faster (default), nowhere, everywhere\n"
       "Without a GPU: prints 'no GPU' and exits 0.\n");
   std::exit(status);
 }
@@ -226,6 +229,21 @@ Options parseOptions(int argc, char **argv) {
       o.warpSpecialize = false;
     } else if (arg == "--persistent") {
       o.persistentWaves = hasValue ? takeInt(1) : 1;
+    } else if (arg == "--schedule") {
+      std::string mode = take();
+      if (mode == "default")
+        o.deviceSchedule = mla::DeviceSchedule::Default;
+      else if (mode == "off")
+        o.deviceSchedule = mla::DeviceSchedule::Off;
+      else if (mode == "always")
+        o.deviceSchedule = mla::DeviceSchedule::Always;
+      else {
+        std::fprintf(stderr,
+                     "mla-bench: --schedule: expected default, off or always, "
+                     "got '%s'\n",
+                     mode.c_str());
+        std::exit(2);
+      }
     } else if (arg == "--warps") {
       o.stage1Warps = takeInt(1);
     } else if (arg == "--runs") {

@@ -41,6 +41,7 @@ struct Options {
   bool tma = true; ///< let stage 1 stream the cache with TMA (sm_90a)
   bool warpSpecialize = true; ///< a producer warpgroup issues the TMA copies
   int persistentWaves = 0;    ///< with it, stage-1 programs per SM (0: off)
+  mla::DeviceSchedule deviceSchedule = mla::DeviceSchedule::Default;
 };
 
 struct Shape {

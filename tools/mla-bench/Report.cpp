@@ -86,8 +86,9 @@ void printRow(const Result &x, double copyGbs) {
                 policyName(x.policy), x.error.c_str());
     return;
   }
-  std::printf("%s %-15s %6d %9.1f %9.1f %9.1f %8.0f %8.1f %6.1f %8.2f\n",
-              shapeLabel(x.shape).c_str(), policyName(x.policy), x.splits,
+  std::string splits = x.splits ? std::to_string(x.splits) : "dev";
+  std::printf("%s %-15s %6s %9.1f %9.1f %9.1f %8.0f %8.1f %6.1f %8.2f\n",
+              shapeLabel(x.shape).c_str(), policyName(x.policy), splits.c_str(),
               x.us.median, x.us.min, x.us.p90, x.gbs(), x.tflops(),
               100 * x.gbs() / copyGbs, x.hostUs);
   std::fflush(stdout);

@@ -141,6 +141,7 @@ mla::TritonMLAImpl makeImpl(int H, int maxBatch, mla::SplitPolicy policy,
   options.tma = o.tma;
   options.warpSpecialize = o.warpSpecialize;
   options.persistentWaves = o.persistentWaves;
+  options.deviceSchedule = o.deviceSchedule;
   if (o.maxSplits)
     options.maxSplits = o.maxSplits;
   if (o.minSplits)
@@ -175,7 +176,9 @@ Result runCase(Problem &p, mla::SplitPolicy policy, const Options &o,
   res.bytes = double(s.tokens) * D * 2 + double(s.B) * s.H * (D + R) * 2;
   res.flops = 2.0 * s.H * double(s.tokens) * (D + R);
   mla::TritonMLAImpl impl = makeImpl(s.H, s.B, policy, o);
-  res.splits = impl.numSplits(s.B, s.maxLen);
+  // 0: the work is scheduled on the device (shown as "dev").
+  res.splits =
+      impl.schedulesOnDevice(p.kvView, s.B) ? 0 : impl.numSplits(s.B, s.maxLen);
   auto call = [&] {
     impl.forward_decode(p.qView, p.kvView, p.metadata, p.oView, p.lseView);
   };

@@ -98,8 +98,27 @@ enum class SplitPolicy {
   ///   by_len = cdiv(max_seq_len, 256)                (>= 256 tokens a split)
   ///   splits = clamp(min(want, by_len), 1, maxSplits), rounded down to a
   ///            power of two (so at most 9 specializations get compiled).
+  /// Where stage 1 runs 64-head programs with a warp-specialized TMA
+  /// producer and B * cdiv(H, 64) >= kDeviceScheduleMinItems, Auto instead
+  /// schedules on the device (TritonMLAOptions::deviceSchedule): a kernel
+  /// reads seq_lens and gives each SM's program one piece of about the
+  /// batch's mean share, or, when that makes more pieces than programs, an
+  /// equal range of the batch's token blocks (a fixed cost per request
+  /// included; mla_decode_schedule.tile).
   /// Needs DecodeMetadata::max_seq_len.
   Auto,
+};
+
+/// Where SplitPolicy::Auto schedules stage 1's work on the device.
+enum class DeviceSchedule {
+  /// Where it measured faster: 64-head programs with a warp-specialized TMA
+  /// producer (sm_90a, H >= 64), batches of at least
+  /// TritonMLAImpl::kDeviceScheduleMinItems (request, head block) pairs.
+  Default,
+  /// Never: host-side splits everywhere (for comparison).
+  Off,
+  /// On every stage-1 variant (for testing; the interpreter too).
+  Always,
 };
 
 /// dtype of the lse output: f32 (default), or q's dtype like the seed.
@@ -156,6 +175,9 @@ struct TritonMLAOptions {
   /// fixed share of items per program, where the hardware otherwise hands
   /// the next program to whichever SM is free).
   int persistentWaves = 0;
+  /// Where SplitPolicy::Auto schedules on the device (see
+  /// SplitPolicy::Auto and DeviceSchedule).
+  DeviceSchedule deviceSchedule = DeviceSchedule::Default;
 };
 
 /// The split count `policy` chooses (see SplitPolicy). Pure host function.
@@ -189,6 +211,10 @@ public:
   /// both dots run on wgmma (each warpgroup holds half of the 64 x R
   /// accumulator).
   static constexpr int kWarpgroupHeadBlock = 64;
+  /// DeviceSchedule::Default schedules on the device from this many
+  /// (request, head block) pairs: fewer lose to the schedule's fixed cost
+  /// (a kernel and a round trip, about 5 us) more than a ragged batch gains.
+  static constexpr int64_t kDeviceScheduleMinItems = 32;
   static constexpr int kWarpgroupWarps = 8;
   /// With 16-head blocks and a launch of at least 1.5 programs per SM:
   /// 32-token steps over 2 warps, whose 93 KB of shared memory let two
@@ -246,6 +272,11 @@ public:
                       const DecodeMetadata &metadata, const TensorView &o,
                       StreamHandle stream = nullptr);
 
+  /// Whether a call with this cache schedules its work on the device (see
+  /// DeviceSchedule); numSplits then does not apply.
+  bool schedulesOnDevice(const TensorView &kv, int64_t batch) const {
+    return deviceScheduled(canStreamWithTma(kv), batch);
+  }
   /// The split count a call with this batch and max_seq_len uses.
   int numSplits(int64_t batch, int64_t maxSeqLen) const;
   /// The most (request, split) pairs one call can use (sizes the
@@ -266,6 +297,7 @@ private:
            const TensorView &o, const TensorView *lse, StreamHandle stream);
   struct Kernels {
     Kernel stage1, stage2;
+    std::optional<Kernel> schedule; ///< with a device-side schedule
   };
   /// What a batch's launches look like: stage 1's tokens per step and
   /// warps, stage 2's output columns per program.
@@ -279,7 +311,30 @@ private:
   };
   LaunchShape launchShape(int64_t batch, int splits) const;
   const Kernels &kernelsFor(int64_t pageSize, int splits, DType dtype,
-                            DType lseDtype, bool tma, LaunchShape shape);
+                            DType lseDtype, bool tma, bool scheduled,
+                            LaunchShape shape);
+  /// Whether a call with `batch` requests schedules its work on the device
+  /// (see TritonMLAOptions::deviceSchedule).
+  bool deviceScheduled(bool tma, int64_t batch) const {
+    if (opts.splitPolicy != SplitPolicy::Auto)
+      return false;
+    switch (opts.deviceSchedule) {
+    case DeviceSchedule::Off:
+      return false;
+    case DeviceSchedule::Always:
+      return true;
+    case DeviceSchedule::Default:
+      break;
+    }
+    return tma && opts.warpSpecialize && headBlock() == kWarpgroupHeadBlock &&
+           batch * cdivHeads(headBlock()) >= kDeviceScheduleMinItems;
+  }
+  /// The device schedule's parts: one stage-1 program per SM, a part per
+  /// head block's worth of them.
+  int64_t scheduleParts() const {
+    return std::max<int64_t>(1, numSMs / cdivHeads(headBlock()));
+  }
+  int64_t cdivHeads(int64_t block) const { return (heads + block - 1) / block; }
   int tokenBlock() const {
     return opts.tokenBlock ? opts.tokenBlock : kTokenBlock;
   }
@@ -315,8 +370,10 @@ private:
   int64_t wsSplitRows = 1;
   int numSMs = 132;
   bool warpgroupTiles = false; ///< the device runs wgmma (sm_90a)
-  std::unique_ptr<DeviceBuffer> workspace, lseScratch;
-  std::map<std::tuple<int64_t, int, DType, DType, bool, LaunchShape>, Kernels>
+  /// The device schedule (i32; laid out as mla_decode_schedule.tile says).
+  std::unique_ptr<DeviceBuffer> workspace, lseScratch, schedule;
+  std::map<std::tuple<int64_t, int, DType, DType, bool, bool, LaunchShape>,
+           Kernels>
       kernelCache;
 };
 
