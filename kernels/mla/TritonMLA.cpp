@@ -349,7 +349,8 @@ TritonMLAImpl::kernelsFor(int64_t pageSize, int splits, DType dtype,
       {"R", r},
       {"P", std::to_string(rope)},
       {"PAGE", std::to_string(pageSize)},
-      {"SPLITS", s},
+      // A scheduled stage 1 ignores SPLITS: one specialization for all.
+      {"SPLITS", scheduled ? "1" : s},
       {"BLOCK_H", std::to_string(headBlock())},
       {"BLOCK_N", std::to_string(shape.tokenBlock)},
       {"STAGES", std::to_string(opts.stages ? opts.stages : kStages)},
@@ -543,10 +544,13 @@ void TritonMLAImpl::run(const TensorView &qNope, const TensorView &qPe,
       scheduled ? int(std::min<int64_t>(floorPowerOfTwo(cdiv(B + parts, B)),
                                         kMaxSplitBlock))
                 : numSplits(B, metadata.max_seq_len);
-  if (B * splits > wsSplitRows) // B <= maxBatch makes this unreachable
-    throw Error(fmt::format("forward_decode: {} requests x {} splits exceed "
-                            "the workspace's {} rows",
-                            B, splits, wsSplitRows));
+  // Workspace rows: a device schedule makes at most a slot per request and
+  // one more per part boundary.
+  const int64_t rows = scheduled ? B + parts : B * splits;
+  if (rows > wsSplitRows) // B <= maxBatch makes this unreachable
+    throw Error(fmt::format("forward_decode: {} requests need {} partial "
+                            "rows, more than the workspace's {}",
+                            B, rows, wsSplitRows));
   const int64_t headBlocks = cdiv(heads, headBlock());
   const LaunchShape shape = launchShape(B, splits);
   const Kernels &kernels =
