@@ -329,12 +329,20 @@ LogicalResult DotWaitOp::inferReturnTypes(MLIRContext *,
   return success();
 }
 
+/// Reductions and scans name one axis of their source.
+static LogicalResult verifyAxis(Operation *op, int64_t axis,
+                                RankedTensorType src) {
+  if (axis < 0 || axis >= src.getRank())
+    return op->emitOpError()
+           << "axis " << axis << " out of range for rank " << src.getRank();
+  return success();
+}
+
 LogicalResult ReduceOp::verify() {
   auto src = getSrc().getType();
   int64_t axis = int32_t(getAxis());
-  if (axis < 0 || axis >= src.getRank())
-    return emitOpError() << "axis " << axis << " out of range for rank "
-                         << src.getRank();
+  if (failed(verifyAxis(*this, axis, src)))
+    return failure();
   Type result = getResult().getType();
   if (getElementTypeOrSelf(result) != src.getElementType())
     return emitOpError() << "result element type must be "
@@ -349,10 +357,8 @@ LogicalResult ReduceOp::verify() {
 
 LogicalResult ScanOp::verify() {
   auto src = getSrc().getType();
-  int64_t axis = int32_t(getAxis());
-  if (axis < 0 || axis >= src.getRank())
-    return emitOpError() << "axis " << axis << " out of range for rank "
-                         << src.getRank();
+  if (failed(verifyAxis(*this, int32_t(getAxis()), src)))
+    return failure();
   if (isa<PointerType>(src.getElementType()))
     return emitOpError() << "needs numbers, got " << src.getElementType();
   return success();
