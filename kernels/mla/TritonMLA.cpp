@@ -1,6 +1,8 @@
 //===- TritonMLA.cpp - the TRITON_MLA decode backend ----------------------===//
 #include "tilemla/mla/TritonMLA.h"
 
+#include "SplitMath.h"
+
 #include <algorithm>
 #include <climits>
 #include <cmath>
@@ -60,15 +62,6 @@ bool TritonMLABackend::supportsComputeCapability(int major, int) {
 }
 
 namespace {
-bool isPowerOfTwo(int64_t x) { return x > 0 && (x & (x - 1)) == 0; }
-int64_t cdiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
-int floorPowerOfTwo(int64_t x) {
-  int p = 1;
-  while (int64_t(p) * 2 <= x)
-    p *= 2;
-  return p;
-}
-
 std::string shapeString(const std::vector<int64_t> &shape) {
   return fmt::format("[{}]", fmt::join(shape, ", "));
 }
@@ -121,61 +114,11 @@ int32_t i32Stride(const char *name, int64_t stride) {
 }
 } // namespace
 
-/// Auto's cap on the tokens of one (request, split, head block) chunk; a
-/// 64-head program is bound by its tensor cores, so its cap does not grow
-/// with the head blocks beside it.
-constexpr int64_t kTailChunkTokens = 4096;
 // The device schedule charges entering a request (q's load, the first
 // copies, writing a partial) as this many token blocks.
 constexpr int kScheduleOverheadBlocks = 2;
 // Pieces stage 2 merges at a time with a device schedule (at most).
 constexpr int64_t kMaxSplitBlock = 128;
-constexpr int64_t kWarpgroupTailChunkTokens = 2048;
-
-int chooseNumSplits(SplitPolicy policy, int64_t batch, int64_t numHeads,
-                    int64_t maxSeqLen, int numSMs, int maxSplits, int headBlock,
-                    int minSplits) {
-  switch (policy) {
-  case SplitPolicy::Fixed4:
-    return 4;
-  case SplitPolicy::BatchInvariant:
-    return 1;
-  case SplitPolicy::Auto: {
-    int64_t headBlocks =
-        cdiv(std::max<int64_t>(1, numHeads), std::max(1, headBlock));
-    int64_t programs = std::max<int64_t>(1, batch) * headBlocks;
-    int64_t len = std::max<int64_t>(0, maxSeqLen);
-    // A 64-head program holds q and two token blocks in shared memory
-    // (about 220 KB): it fills an SM.
-    bool fillsSM = headBlock >= TritonMLAImpl::kWarpgroupHeadBlock;
-    // At least minSplits (the seed's 4): with ragged lengths a few splits
-    // per request balance the SMs much better, at little cost for uniform
-    // ones. The longest request's chunk is the tail of the launch: chunks
-    // of at most 4096 tokens per head block (ragged B=32..128 at L=32768,
-    // H=16: 13-19% faster on the H200; uniform within 1%), 2048 for
-    // SM-filling programs (ragged H=128 B=32 L=8192: 267 -> 229 us), as
-    // long as that keeps the launch within 16 programs per SM (which also
-    // bounds the workspace).
-    int64_t sms = std::max(1, numSMs);
-    int64_t tailChunk =
-        fillsSM ? kWarpgroupTailChunkTokens : kTailChunkTokens * headBlocks;
-    int64_t byTail = std::min(cdiv(len, tailChunk),
-                              std::max<int64_t>(1, 16 * sms / programs));
-    // Enough programs for two per SM, or one where a program fills an SM:
-    // a second wave of those only adds each program's start and end
-    // (H=128 B=8 L=4096 on the H200: 16 splits 51.6 us, 8 splits 39.2 us;
-    // ragged 57.9 against 51.7).
-    int64_t perWave = fillsSM ? sms : 2 * sms;
-    int64_t want = std::max<int64_t>(
-        {int64_t(minSplits), cdiv(perWave, programs), byTail});
-    int64_t byLen = len / 256 + (len % 256 != 0); // cdiv without overflow
-    int64_t splits = std::clamp<int64_t>(std::min(want, byLen), 1,
-                                         std::clamp(maxSplits, 1, 256));
-    return floorPowerOfTwo(splits);
-  }
-  }
-  return 1;
-}
 
 TritonMLAImpl::TritonMLAImpl(
     int64_t num_heads, int64_t head_size, double scale, int64_t num_kv_heads,
@@ -276,7 +219,9 @@ TritonMLAImpl::TritonMLAImpl(
       numSMs = device.multiprocessors;
   }
   // The workspace holds the most (request, split) pairs any batch up to
-  // maxBatch uses: Auto gives small batches many splits, large ones few.
+  // maxBatch uses: Auto gives small batches many splits, large ones few;
+  // BatchInvariant's rows are [B, H, maxPieces] whatever the lengths.
+  invariant = batchInvariantChunks(heads, headBlock(), rank, opts.maxBatch);
   for (int64_t b = 1; b <= opts.maxBatch; ++b)
     wsSplitRows = std::max(wsSplitRows, b * numSplits(b, int64_t(1) << 40));
   // A device schedule gives each request a piece, plus one more per part
@@ -300,11 +245,6 @@ TritonMLAImpl::TritonMLAImpl(
 
 TritonMLAImpl::~TritonMLAImpl() = default;
 
-int TritonMLAImpl::numSplits(int64_t batch, int64_t maxSeqLen) const {
-  return chooseNumSplits(opts.splitPolicy, batch, heads, maxSeqLen, numSMs,
-                         opts.maxSplits, headBlock(), opts.minSplits);
-}
-
 bool TritonMLAImpl::canStreamWithTma(const TensorView &kv) const {
   const int64_t pageSize = kv.shape[1];
   const size_t rowBytes = size_t(kv.strides[1]) * dtypeSize(kv.dtype);
@@ -312,24 +252,6 @@ bool TritonMLAImpl::canStreamWithTma(const TensorView &kv) const {
          pageSize % tokenBlock() == 0 &&
          kv.strides[0] == pageSize * kv.strides[1] &&
          reinterpret_cast<uintptr_t>(kv.data) % 16 == 0 && rowBytes % 16 == 0;
-}
-
-TritonMLAImpl::LaunchShape TritonMLAImpl::launchShape(int64_t batch,
-                                                      int splits) const {
-  const int64_t sms = numSMs;
-  const int64_t programs = batch * cdiv(heads, headBlock()) * splits;
-  LaunchShape shape{tokenBlock(), stage1Warps(), rank};
-  // Measured: 256 programs on 132 SMs gain, 128 lose.
-  bool tuned = opts.tokenBlock || opts.stage1Warps;
-  if (!tuned && headBlock() == kHeadBlock && 2 * programs >= 3 * sms)
-    shape.tokenBlock = kSharedTokenBlock, shape.warps = kSharedWarps;
-  // Stage 2: whole rows per program where that still gives two programs per
-  // SM (a few large programs stream; many small ones wait on latency), else
-  // narrower column blocks, down to 32.
-  while (shape.columnBlock > kMinStage2Columns &&
-         batch * heads * (rank / shape.columnBlock) < 2 * sms)
-    shape.columnBlock /= 2;
-  return shape;
 }
 
 const TritonMLAImpl::Kernels &
@@ -342,6 +264,8 @@ TritonMLAImpl::kernelsFor(int64_t pageSize, int splits, DType dtype,
     return it->second;
   std::string h = std::to_string(heads), r = std::to_string(rank),
               s = std::to_string(splits), t = dtypeName(dtype);
+  std::string fixedChunk =
+      batchInvariant() ? std::to_string(invariant.chunkTokens) : "0";
   // TMA reads whole token blocks: splits start on them (both stages agree).
   std::string chunkAlign = tma ? std::to_string(shape.tokenBlock) : "1";
   Kernel::Constexprs stage1 = {
@@ -358,6 +282,7 @@ TritonMLAImpl::kernelsFor(int64_t pageSize, int splits, DType dtype,
       {"CHUNK_ALIGN", chunkAlign},
       {"WARP_SPECIALIZE", tma && opts.warpSpecialize ? "1" : "0"},
       {"SCHEDULE", scheduled ? "1" : "0"},
+      {"FIXED_CHUNK", fixedChunk},
       {"T", t}};
   // Stage 2 merges up to kStage2BlockValues values (splits x columns, a
   // power of two of splits) per step: narrow column blocks take all of a
@@ -374,6 +299,7 @@ TritonMLAImpl::kernelsFor(int64_t pageSize, int splits, DType dtype,
                                {"R_BLOCK", std::to_string(shape.columnBlock)},
                                {"CHUNK_ALIGN", chunkAlign},
                                {"SCHEDULE", scheduled ? "1" : "0"},
+                               {"FIXED_CHUNK", fixedChunk},
                                {"T", t},
                                {"LSE_T", dtypeName(lseDtype)}};
   // 4 warps (8 with warpgroup tiles; 2 in launches of two programs per SM
@@ -546,15 +472,20 @@ void TritonMLAImpl::run(const TensorView &qNope, const TensorView &qPe,
                 : numSplits(B, metadata.max_seq_len);
   // Workspace rows: a device schedule makes at most a slot per request and
   // one more per part boundary.
-  const int64_t rows = scheduled ? B + parts : B * splits;
+  const int64_t rows = scheduled        ? B + parts
+                       : batchInvariant() ? B * invariant.maxPieces
+                                          : B * splits;
   if (rows > wsSplitRows) // B <= maxBatch makes this unreachable
     throw Error(fmt::format("forward_decode: {} requests need {} partial "
                             "rows, more than the workspace's {}",
                             B, rows, wsSplitRows));
   const int64_t headBlocks = cdiv(heads, headBlock());
   const LaunchShape shape = launchShape(B, splits);
-  const Kernels &kernels =
-      kernelsFor(pageSize, splits, dtype, lseType, tma, scheduled, shape);
+  // BatchInvariant's kernels take the most pieces (the workspace's row
+  // stride, and the chunk rule's): one specialization whatever the grid.
+  const Kernels &kernels = kernelsFor(
+      pageSize, batchInvariant() ? invariant.maxPieces : splits, dtype,
+      lseType, tma, scheduled, shape);
   const char *qPeData =
       static_cast<const char *>(qPe.data) + qPeOffset * dtypeSize(dtype);
   char *wsO = static_cast<char *>(workspace->data());

@@ -211,11 +211,45 @@ TEST(MlaSplits, Policies) {
   EXPECT_EQ(impl->workspaceSplitRows(), 256);
   EXPECT_EQ(impl->numSplits(1, 70000), 32);
   EXPECT_EQ(impl->numSplits(8, 4096), 16);
+  // BatchInvariant: [B, H, 64 pieces] rows (16 heads: 8 x 64 x 16 x 513
+  // floats, well inside the budget); the grid covers the longest request's.
   c.options.splitPolicy = SplitPolicy::BatchInvariant;
-  EXPECT_EQ(c.make()->workspaceSplitRows(), 8);
-  EXPECT_EQ(c.make()->numSplits(1, 70000), 1);
+  EXPECT_EQ(c.make()->workspaceSplitRows(), 8 * 64);
+  EXPECT_EQ(c.make()->numSplits(1, 70000), 64);
+  EXPECT_EQ(c.make()->numSplits(8, 1000), 4);
+  EXPECT_EQ(c.make()->numSplits(8, 0), 1);
+  EXPECT_EQ(c.make()->numSplits(8, -1), 64);
   c.options.splitPolicy = SplitPolicy::Fixed4;
   EXPECT_EQ(c.make()->workspaceSplitRows(), 32);
+}
+
+TEST(MlaSplits, BatchInvariantCut) {
+  // 16-head programs: 256-token chunks; the workspace budget (1 GiB) allows
+  // 1 GiB / (256 requests x 16 x 513 x 4 bytes) = 127 pieces -> 64.
+  BatchInvariantChunks cut = batchInvariantChunks(16, 16, 512, 256);
+  EXPECT_EQ(cut.chunkTokens, 256);
+  EXPECT_EQ(cut.maxPieces, 64);
+  // Pieces depend on the request's length alone: whole chunks up to 64 of
+  // them, then longer pieces (a multiple of the chunk) to stay within 64.
+  EXPECT_EQ(cut.pieces(0), 0);
+  EXPECT_EQ(cut.pieces(1), 1);
+  EXPECT_EQ(cut.pieceTokens(4096), 256);
+  EXPECT_EQ(cut.pieces(4096), 16);
+  EXPECT_EQ(cut.pieces(16384), 64);
+  EXPECT_EQ(cut.pieceTokens(16385), 512);
+  EXPECT_EQ(cut.pieces(16385), 33);
+  EXPECT_EQ(cut.pieceTokens(100000), 256 * 7);
+  EXPECT_EQ(cut.pieces(100000), 56);
+  for (int64_t L : {1, 255, 256, 257, 5000, 16384, 16385, 70000, 1 << 20})
+    EXPECT_LE(cut.pieces(L), cut.maxPieces) << L;
+  // 64-head programs: 512-token chunks; 128 heads x 256 requests leave 15
+  // pieces in the budget; a large budget per request caps at 64, a small
+  // one floors at 4.
+  cut = batchInvariantChunks(128, 64, 512, 256);
+  EXPECT_EQ(cut.chunkTokens, 512);
+  EXPECT_EQ(cut.maxPieces, 15);
+  EXPECT_EQ(batchInvariantChunks(128, 64, 512, 1).maxPieces, 64);
+  EXPECT_EQ(batchInvariantChunks(128, 64, 512, 65535).maxPieces, 4);
 }
 
 /// A valid decode call's views (pointers are never dereferenced: device -1).

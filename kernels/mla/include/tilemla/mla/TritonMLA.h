@@ -80,8 +80,14 @@ struct MLAArgs {
 enum class SplitPolicy {
   /// 4, always: the seed's default.
   Fixed4,
-  /// 1: the seed's batch-invariant mode. Each request's result does not
-  /// depend on the batch it is in (one reduction order per request).
+  /// Each request's o and lse are bitwise identical whatever batch,
+  /// position or neighbours it has (reproducible serving, RL rollouts),
+  /// while a long request still runs on many programs: a request of L
+  /// tokens is cut into pieces of a fixed length that depends on L alone
+  /// (BatchInvariantChunks::pieceTokens), each piece is one stage-1
+  /// program's, and stage 2 merges them in one fixed order. The kernels'
+  /// tile shapes do not depend on the batch either. The seed's mode (one
+  /// split per request) was 11x slower at B=8 L=4096.
   BatchInvariant,
   /// From host-side facts only (SM count, batch, heads, max_seq_len):
   ///   head_blocks = cdiv(H, headBlock), programs_per_split = B * head_blocks
@@ -180,8 +186,34 @@ struct TritonMLAOptions {
   DeviceSchedule deviceSchedule = DeviceSchedule::Default;
 };
 
+/// How SplitPolicy::BatchInvariant cuts a request: into pieces of
+/// pieceTokens(L) tokens, a multiple of chunkTokens chosen so that there are
+/// at most maxPieces of them.
+struct BatchInvariantChunks {
+  int64_t chunkTokens = 256;
+  int maxPieces = 1;
+  int64_t pieceTokens(int64_t seqLen) const {
+    int64_t most = chunkTokens * maxPieces;
+    return chunkTokens * std::max<int64_t>(1, (seqLen + most - 1) / most);
+  }
+  int64_t pieces(int64_t seqLen) const {
+    int64_t piece = pieceTokens(seqLen);
+    return seqLen > 0 ? (seqLen + piece - 1) / piece : 0;
+  }
+};
+
+/// BatchInvariant's cut for an impl: chunkTokens from the heads per stage-1
+/// program (more heads, longer chunks: a piece's partial result grows with
+/// the heads), maxPieces as many as a workspace of
+/// kBatchInvariantWorkspaceBytes allows for maxBatch requests (4..64).
+TILEMLA_API BatchInvariantChunks batchInvariantChunks(int64_t numHeads,
+                                                      int headBlock,
+                                                      int64_t rank,
+                                                      int64_t maxBatch);
+
 /// The split count `policy` chooses (see SplitPolicy). Pure host function.
-/// `headBlock`: heads per stage-1 program.
+/// BatchInvariant: 1 here (its pieces depend on each request's length; see
+/// TritonMLAImpl::numSplits). `headBlock`: heads per stage-1 program.
 TILEMLA_API int chooseNumSplits(SplitPolicy policy, int64_t batch,
                                 int64_t numHeads, int64_t maxSeqLen, int numSMs,
                                 int maxSplits = 128, int headBlock = 16,
@@ -230,6 +262,14 @@ public:
   /// columns) one program merges per step.
   static constexpr int64_t kMinStage2Columns = 32;
   static constexpr int64_t kStage2BlockValues = 4096;
+  /// BatchInvariant: the workspace its pieces may fill (see
+  /// batchInvariantChunks), stage 2's column block (fixed: it decides which
+  /// threads sum which pieces), and the chunk of 64-head programs and of
+  /// smaller ones.
+  static constexpr int64_t kBatchInvariantWorkspaceBytes = int64_t(1) << 30;
+  static constexpr int64_t kBatchInvariantColumns = 128;
+  static constexpr int64_t kBatchInvariantChunk = 256;
+  static constexpr int64_t kBatchInvariantWideChunk = 512;
 
   /// The seed's constructor. Throws tilemla::Error with the seed's messages
   /// for what it refuses: alibi_slopes, sliding_window or logits_soft_cap
@@ -277,8 +317,12 @@ public:
   bool schedulesOnDevice(const TensorView &kv, int64_t batch) const {
     return deviceScheduled(canStreamWithTma(kv), batch);
   }
-  /// The split count a call with this batch and max_seq_len uses.
+  /// The split count a call with this batch and max_seq_len uses
+  /// (BatchInvariant: the most pieces a request of up to max_seq_len tokens
+  /// has; all of BatchInvariantChunks::maxPieces when max_seq_len is -1).
   int numSplits(int64_t batch, int64_t maxSeqLen) const;
+  /// How BatchInvariant cuts requests (whatever the policy).
+  const BatchInvariantChunks &batchInvariantCut() const { return invariant; }
   /// The most (request, split) pairs one call can use (sizes the
   /// workspace).
   int64_t workspaceSplitRows() const { return wsSplitRows; }
@@ -310,6 +354,9 @@ private:
     }
   };
   LaunchShape launchShape(int64_t batch, int splits) const;
+  bool batchInvariant() const {
+    return opts.splitPolicy == SplitPolicy::BatchInvariant;
+  }
   const Kernels &kernelsFor(int64_t pageSize, int splits, DType dtype,
                             DType lseDtype, bool tma, bool scheduled,
                             LaunchShape shape);
@@ -370,6 +417,7 @@ private:
   int64_t wsSplitRows = 1;
   int numSMs = 132;
   bool warpgroupTiles = false; ///< the device runs wgmma (sm_90a)
+  BatchInvariantChunks invariant;
   /// The device schedule (i32; laid out as mla_decode_schedule.tile says).
   std::unique_ptr<DeviceBuffer> workspace, lseScratch, schedule;
   std::map<std::tuple<int64_t, int, DType, DType, bool, bool, LaunchShape>,
