@@ -89,9 +89,8 @@ int TritonMLAImpl::numSplits(int64_t batch, int64_t maxSeqLen) const {
 }
 
 TritonMLAImpl::LaunchShape TritonMLAImpl::launchShape(int64_t batch,
-                                                      int splits) const {
+                                                      int64_t programs) const {
   const int64_t sms = numSMs;
-  const int64_t programs = batch * cdiv(heads, headBlock()) * splits;
   LaunchShape shape{tokenBlock(), stage1Warps(), rank};
   // Batch invariance: the same tiles whatever the batch (the token block
   // orders a piece's sums, the column block stage 2's).
@@ -100,8 +99,7 @@ TritonMLAImpl::LaunchShape TritonMLAImpl::launchShape(int64_t batch,
     return shape;
   }
   // Measured: 256 programs on 132 SMs gain, 128 lose.
-  bool tuned = opts.tokenBlock || opts.stage1Warps;
-  if (!tuned && headBlock() == kHeadBlock && 2 * programs >= 3 * sms)
+  if (mayShareSMs() && 2 * programs >= 3 * sms)
     shape.tokenBlock = kSharedTokenBlock, shape.warps = kSharedWarps;
   // Stage 2: whole rows per program where that still gives two programs per
   // SM (a few large programs stream; many small ones wait on latency), else

@@ -480,7 +480,15 @@ void TritonMLAImpl::run(const TensorView &qNope, const TensorView &qPe,
                             "rows, more than the workspace's {}",
                             B, rows, wsSplitRows));
   const int64_t headBlocks = cdiv(heads, headBlock());
-  const LaunchShape shape = launchShape(B, splits);
+  // A program per work item, or persistent: persistentWaves per SM (a
+  // 64-head program fills one), each taking items that many apart.
+  const int64_t items = headBlocks * B * splits;
+  const int64_t programs =
+      scheduled ? parts * headBlocks
+      : persistentStage1(tma)
+          ? std::min<int64_t>(items, int64_t(numSMs) * opts.persistentWaves)
+          : items;
+  const LaunchShape shape = launchShape(B, programs);
   // BatchInvariant's kernels take the most pieces (the workspace's row
   // stride, and the chunk rule's): one specialization whatever the grid.
   const Kernels &kernels = kernelsFor(
@@ -490,14 +498,6 @@ void TritonMLAImpl::run(const TensorView &qNope, const TensorView &qPe,
       static_cast<const char *>(qPe.data) + qPeOffset * dtypeSize(dtype);
   char *wsO = static_cast<char *>(workspace->data());
   char *wsLse = wsO + wsLseOffset();
-  // A program per work item, or persistent: persistentWaves per SM (a
-  // 64-head program fills one), each taking items that many apart.
-  const int64_t items = headBlocks * B * splits;
-  const int64_t programs =
-      scheduled ? parts * headBlocks
-      : persistentStage1(tma)
-          ? std::min<int64_t>(items, int64_t(numSMs) * opts.persistentWaves)
-          : items;
   // The schedule (mla_decode_schedule.tile says how it is laid out);
   // without one, stage 1 and 2 never read it.
   void *plan = scheduled ? schedule->data() : nullptr;

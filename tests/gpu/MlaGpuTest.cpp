@@ -352,6 +352,12 @@ TEST_F(MlaGpuTest, DeviceScheduleOnEveryKernel) {
   }
   runs.push_back({mk(128, 16, lens, DType::BF16), SP::Auto, mla::LseDType::F32,
                   wideHeads});
+  // What Default schedules on sm_90a: 16-head programs, two per SM, from 32
+  // requests (a long one among short ones and zeros).
+  std::vector<int32_t> many = lens;
+  many.insert(many.end(), lens.begin(), lens.end());
+  many[7] = 40000;
+  runs.push_back({mk(16, 64, many, DType::BF16), SP::Auto});
   family("device schedule on every stage-1 kernel", runs);
 }
 

@@ -105,9 +105,10 @@ enum class SplitPolicy {
   ///   splits = clamp(min(want, by_len), 1, maxSplits), rounded down to a
   ///            power of two (so at most 9 specializations get compiled).
   /// Where stage 1 runs 64-head programs with a warp-specialized TMA
-  /// producer and B * cdiv(H, 64) >= kDeviceScheduleMinItems, Auto instead
-  /// schedules on the device (TritonMLAOptions::deviceSchedule): a kernel
-  /// reads seq_lens and gives each SM's program one piece of about the
+  /// producer, or 16-head programs on sm_90a, and B * head blocks >=
+  /// kDeviceScheduleMinItems, Auto instead schedules on the device
+  /// (TritonMLAOptions::deviceSchedule): a kernel reads seq_lens and gives
+  /// each SM's program (two per SM for 16-head ones) one piece of about the
   /// batch's mean share, or, when that makes more pieces than programs, an
   /// equal range of the batch's token blocks (a fixed cost per request
   /// included; mla_decode_schedule.tile).
@@ -117,8 +118,9 @@ enum class SplitPolicy {
 
 /// Where SplitPolicy::Auto schedules stage 1's work on the device.
 enum class DeviceSchedule {
-  /// Where it measured faster: 64-head programs with a warp-specialized TMA
-  /// producer (sm_90a, H >= 64), batches of at least
+  /// Where it measured faster (H200): 64-head programs with a
+  /// warp-specialized TMA producer (sm_90a, H >= 64), and 16-head programs
+  /// on sm_90a (H <= 16, default tiles), in batches of at least
   /// TritonMLAImpl::kDeviceScheduleMinItems (request, head block) pairs.
   Default,
   /// Never: host-side splits everywhere (for comparison).
@@ -353,7 +355,8 @@ private:
              std::tie(o.tokenBlock, o.warps, o.columnBlock);
     }
   };
-  LaunchShape launchShape(int64_t batch, int splits) const;
+  /// `programs`: stage 1's grid.
+  LaunchShape launchShape(int64_t batch, int64_t programs) const;
   bool batchInvariant() const {
     return opts.splitPolicy == SplitPolicy::BatchInvariant;
   }
@@ -373,13 +376,24 @@ private:
     case DeviceSchedule::Default:
       break;
     }
-    return tma && opts.warpSpecialize && headBlock() == kWarpgroupHeadBlock &&
+    const bool measured =
+        (tma && opts.warpSpecialize && headBlock() == kWarpgroupHeadBlock) ||
+        (warpgroupTiles && mayShareSMs());
+    return measured &&
            batch * cdivHeads(headBlock()) >= kDeviceScheduleMinItems;
   }
   /// The device schedule's parts: one stage-1 program per SM, a part per
-  /// head block's worth of them.
+  /// head block's worth of them; two per SM for 16-head programs, which
+  /// then take launchShape's shared-SM tiles (one's prologue and epilogue
+  /// overlap the other's stream).
   int64_t scheduleParts() const {
-    return std::max<int64_t>(1, numSMs / cdivHeads(headBlock()));
+    return std::max<int64_t>(1, (mayShareSMs() ? 2 : 1) * numSMs /
+                                    cdivHeads(headBlock()));
+  }
+  /// 16-head programs with the default tiles: launchShape gives launches of
+  /// 1.5+ programs per SM tiles that let two programs share an SM.
+  bool mayShareSMs() const {
+    return headBlock() == kHeadBlock && !opts.tokenBlock && !opts.stage1Warps;
   }
   int64_t cdivHeads(int64_t block) const { return (heads + block - 1) / block; }
   int tokenBlock() const {
