@@ -18,15 +18,54 @@ std::vector<int32_t> raggedLens(int B, int L) {
   return lens;
 }
 
-Shape makeShape(int H, int B, int L, int page, bool ragged) {
-  Shape s;
-  s.H = H, s.B = B, s.L = L, s.page = page, s.ragged = ragged;
-  s.lens = ragged ? raggedLens(B, L) : std::vector<int32_t>(B, L);
+Shape withLens(Shape s, std::vector<int32_t> lens) {
+  s.lens = std::move(lens);
   for (int32_t len : s.lens) {
     s.tokens += len;
     s.maxLen = std::max(s.maxLen, int(len));
   }
   return s;
+}
+
+Shape makeShape(int H, int B, int L, int page, bool ragged) {
+  Shape s;
+  s.H = H, s.B = B, s.L = L, s.page = page, s.ragged = ragged;
+  return withLens(s, ragged ? raggedLens(B, L) : std::vector<int32_t>(B, L));
+}
+
+/// Length mixes made to break a schedule: one very long request among many
+/// short ones (first, or in the middle), hundreds of short requests of
+/// varied lengths, zeros and ones beside long requests.
+std::vector<Shape> adversarialMixes(int H, int page) {
+  uint64_t state = 0xAD7E45A1ull;
+  auto draw = [&](int n, int lo, int hi) {
+    std::vector<int32_t> v(n);
+    for (int32_t &x : v)
+      x = int32_t(lo + splitmix64(state) % uint64_t(hi - lo + 1));
+    return v;
+  };
+  std::vector<std::pair<std::string, std::vector<int32_t>>> mixes;
+  std::vector<int32_t> huge = draw(256, 1, 10);
+  huge[0] = 1000000;
+  mixes.emplace_back("huge", huge); // 1M tokens among 255 of 1..10
+  std::vector<int32_t> tail = draw(128, 100, 2000);
+  tail[77] = 131072;
+  mixes.emplace_back("tail", tail); // 128K among 127 of 100..2000
+  mixes.emplace_back("short", draw(512, 1, 600));
+  std::vector<int32_t> zeros = draw(64, 0, 1);
+  for (int i : {3, 30, 31, 63})
+    zeros[i] = 40000;
+  mixes.emplace_back("zeros", zeros); // 4 of 40000 among 0s and 1s
+  std::vector<Shape> out;
+  for (auto &[name, lens] : mixes) {
+    Shape s;
+    s.H = H, s.B = int(lens.size()), s.page = page, s.ragged = true;
+    s.mix = name;
+    s = withLens(s, lens);
+    s.L = s.maxLen;
+    out.push_back(s);
+  }
+  return out;
 }
 
 [[noreturn]] void usage(int status) {
@@ -40,7 +79,7 @@ Shape makeShape(int H, int B, int L, int page, bool ragged) {
       "                 [--json=FILE] [--block-n=N] [--block-h=N] [--warps=N]\n"
       "                 [--stages=N] [--max-splits=N] [--min-splits=N]\n"
       "                 [--no-tma] [--no-ws] [--persistent=W]\n"
-      "                 [--schedule=default|off|always]\n"
+      "                 [--schedule=default|off|always] [--mixes]\n"
       "\n"
       "  --quick   (default) B=1,8,32,128 L=4096,8192,32768 H=16,128 page=64,\n"
       "            and H=64 for B=8,32,128; uniform and ragged\n"
@@ -70,6 +109,11 @@ Shape makeShape(int H, int B, int L, int page, bool ragged) {
       "            SM (default 1), each taking many work items\n"
       "  --schedule  where the auto policy schedules stage 1 on the device:\n"
       "            where it measured faster (default), nowhere, everywhere\n"
+      "  --mixes   instead of the grid, for each --h and --page: length mixes\n"
+      "            made to break a schedule ('huge': 1M tokens among 255\n"
+      "            requests of 1..10; 'tail': 128K among 127 of 100..2000;\n"
+      "            'short': 512 of 1..600; 'zeros': 4 of 40000 among 60\n"
+      "            zeros and ones)\n"
       "Without a GPU: prints 'no GPU' and exits 0.\n");
   std::exit(status);
 }
@@ -93,6 +137,13 @@ std::vector<Shape> makeGrid(const Options &o) {
     return B >= 8 || std::find(o.h.begin(), o.h.end(), H) != o.h.end();
   };
   std::vector<Shape> grid;
+  if (o.mixes) {
+    for (int H : o.h)
+      for (int page : o.page)
+        for (Shape &s : adversarialMixes(H, page))
+          grid.push_back(s);
+    return grid;
+  }
   for (int H : allHeads(o))
     for (int page : o.page)
       for (int B : o.b)
@@ -262,6 +313,8 @@ Options parseOptions(int argc, char **argv) {
       o.check = true;
     } else if (arg == "--list") {
       o.list = true;
+    } else if (arg == "--mixes") {
+      o.mixes = true;
     } else {
       std::fprintf(stderr, "mla-bench: unknown argument '%s'\n", argv[i]);
       usage(2);

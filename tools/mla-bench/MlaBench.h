@@ -42,11 +42,14 @@ struct Options {
   bool warpSpecialize = true; ///< a producer warpgroup issues the TMA copies
   int persistentWaves = 0;    ///< with it, stage-1 programs per SM (0: off)
   mla::DeviceSchedule deviceSchedule = mla::DeviceSchedule::Default;
+  /// --mixes: the adversarial length mixes (Grid.cpp) instead of the grid.
+  bool mixes = false;
 };
 
 struct Shape {
   int H = 16, B = 1, L = 1024, page = 64;
   bool ragged = false;
+  std::string mix; ///< an adversarial mix's name (then L is its longest)
   std::vector<int32_t> lens;
   int64_t tokens = 0; ///< sum of lens
   int maxLen = 0;

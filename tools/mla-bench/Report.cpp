@@ -13,6 +13,7 @@ std::string shapeJson(const Shape &s) {
                     ", \"l\": " + std::to_string(s.L) +
                     ", \"page\": " + std::to_string(s.page) +
                     ", \"ragged\": " + (s.ragged ? "true" : "false") +
+                    (s.mix.empty() ? "" : ", \"mix\": \"" + s.mix + "\"") +
                     ", \"tokens\": " + std::to_string(s.tokens) +
                     ", \"max_len\": " + std::to_string(s.maxLen);
   return out;
@@ -23,7 +24,9 @@ std::string shapeJson(const Shape &s) {
 std::string shapeLabel(const Shape &s) {
   char buf[96];
   std::snprintf(buf, sizeof buf, "%4d %4d %6d %4d %-7s", s.H, s.B, s.L, s.page,
-                s.ragged ? "ragged" : "uniform");
+                !s.mix.empty() ? s.mix.c_str()
+                : s.ragged     ? "ragged"
+                               : "uniform");
   return buf;
 }
 
