@@ -80,10 +80,10 @@ int TritonMLAImpl::numSplits(int64_t batch, int64_t maxSeqLen) const {
   // The grid covers the longest request's pieces (at most maxPieces), each
   // request its own (BatchInvariantChunks::pieces <= this).
   if (batchInvariant())
-    return maxSeqLen < 0 ? invariant.maxPieces
-                         : int(std::clamp<int64_t>(
-                               cdiv(maxSeqLen, invariant.chunkTokens), 1,
-                               invariant.maxPieces));
+    return maxSeqLen < 0
+               ? invariant.maxPieces
+               : int(std::clamp<int64_t>(cdiv(maxSeqLen, invariant.chunkTokens),
+                                         1, invariant.maxPieces));
   return chooseNumSplits(opts.splitPolicy, batch, heads, maxSeqLen, numSMs,
                          opts.maxSplits, headBlock(), opts.minSplits);
 }

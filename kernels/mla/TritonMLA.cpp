@@ -472,7 +472,7 @@ void TritonMLAImpl::run(const TensorView &qNope, const TensorView &qPe,
                 : numSplits(B, metadata.max_seq_len);
   // Workspace rows: a device schedule makes at most a slot per request and
   // one more per part boundary.
-  const int64_t rows = scheduled        ? B + parts
+  const int64_t rows = scheduled          ? B + parts
                        : batchInvariant() ? B * invariant.maxPieces
                                           : B * splits;
   if (rows > wsSplitRows) // B <= maxBatch makes this unreachable
@@ -491,9 +491,9 @@ void TritonMLAImpl::run(const TensorView &qNope, const TensorView &qPe,
   const LaunchShape shape = launchShape(B, programs);
   // BatchInvariant's kernels take the most pieces (the workspace's row
   // stride, and the chunk rule's): one specialization whatever the grid.
-  const Kernels &kernels = kernelsFor(
-      pageSize, batchInvariant() ? invariant.maxPieces : splits, dtype,
-      lseType, tma, scheduled, shape);
+  const Kernels &kernels =
+      kernelsFor(pageSize, batchInvariant() ? invariant.maxPieces : splits,
+                 dtype, lseType, tma, scheduled, shape);
   const char *qPeData =
       static_cast<const char *>(qPe.data) + qPeOffset * dtypeSize(dtype);
   char *wsO = static_cast<char *>(workspace->data());

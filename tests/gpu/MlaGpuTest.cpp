@@ -18,6 +18,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "../common/MlaViews.h"
+#include "MlaDeviceTest.h"
 #include "NvrtcMlaReference.h"
 #include "tilemla/Runtime.h"
 #include "tilemla/mla/TritonMLA.h"
@@ -47,16 +48,8 @@ struct Tuning {
   mla::DeviceSchedule schedule = mla::DeviceSchedule::Default;
 };
 
-class MlaGpuTest : public ::testing::Test {
+class MlaGpuTest : public MlaDeviceTest {
 protected:
-  void SetUp() override {
-    if (!isGpuAvailable() && !isInterpreterMode())
-      GTEST_SKIP() << "no CUDA GPU on this machine: GPU tests skipped";
-    seed = freshSeed();
-    rng.seed(seed);
-    RecordProperty("seed", std::to_string(seed));
-    std::printf("[ mla ] seed %llu\n", (unsigned long long)seed);
-  }
   static DeviceBuffer upload(const void *data, size_t bytes) {
     DeviceBuffer buffer(std::max<size_t>(bytes, 1));
     buffer.upload(data, bytes);
@@ -186,9 +179,6 @@ protected:
                 "(%.1f s; worst o at %s)\n",
                 name, worstO, worstLse, secs, where.c_str());
   }
-
-  uint64_t seed = 0;
-  std::mt19937_64 rng;
 };
 
 MlaCase mk(int H, int page, std::vector<int32_t> lens, DType t = DType::BF16,

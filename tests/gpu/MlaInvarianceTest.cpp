@@ -16,6 +16,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "../common/MlaViews.h"
+#include "MlaDeviceTest.h"
 #include "tilemla/Runtime.h"
 #include "tilemla/mla/TritonMLA.h"
 
@@ -34,21 +35,12 @@ struct Outputs {
   std::vector<unsigned char> o, lse; ///< one request's rows, raw bits
 };
 
-class MlaInvarianceTest : public ::testing::Test {
+class MlaInvarianceTest : public MlaDeviceTest {
 protected:
-  void SetUp() override {
-    if (!isGpuAvailable() && !isInterpreterMode())
-      GTEST_SKIP() << "no CUDA GPU on this machine: GPU tests skipped";
-    seed = freshSeed();
-    rng.seed(seed);
-    std::printf("[ mla ] seed %llu\n", (unsigned long long)seed);
-  }
-
   /// Decodes the requests `pick` (indices into `p`'s requests) as one batch
   /// with `impl`; returns each picked request's outputs.
   std::vector<Outputs> decode(mla::TritonMLAImpl &impl, const MlaProblem &p,
-                              DeviceBuffer &kv,
-                              const std::vector<int> &pick) {
+                              DeviceBuffer &kv, const std::vector<int> &pick) {
     const MlaCase &c = p.c;
     const int64_t B = int64_t(pick.size()), H = c.H, R = c.R, P = c.P;
     const size_t elem = dtypeBytes(c.type);
@@ -75,12 +67,13 @@ protected:
     const mla::DType t =
         c.type == DType::F16 ? mla::DType::F16 : mla::DType::BF16;
     mla::DecodeMetadata md;
-    md.block_table = {dbt.data(), mla::DType::I32, {B, p.maxPages},
-                      {p.btStride, 1}, 0};
+    md.block_table = {
+        dbt.data(), mla::DType::I32, {B, p.maxPages}, {p.btStride, 1}, 0};
     md.seq_lens = mla::contiguousView(dlens.data(), mla::DType::I32, {B});
     md.max_seq_len = longest;
     impl.forward_decode(
-        mla::TensorView{dq.data(), t, {B, H, R + P}, {H * (R + P), R + P, 1}, 0},
+        mla::TensorView{
+            dq.data(), t, {B, H, R + P}, {H * (R + P), R + P, 1}, 0},
         kvCacheView(p, kv.data(), t), md,
         mla::contiguousView(dout.data(), t, {B, H, R}),
         mla::contiguousView(dlse.data(), mla::DType::F32, {B, H}));
@@ -150,9 +143,6 @@ protected:
       }
     }
   }
-
-  uint64_t seed = 0;
-  std::mt19937_64 rng;
 };
 
 TEST_F(MlaInvarianceTest, SixteenHeads) {

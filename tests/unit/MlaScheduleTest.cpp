@@ -1,4 +1,5 @@
-//===- MlaScheduleTest.cpp - the MLA device schedule on adversarial batches ===//
+//===- MlaScheduleTest.cpp - the MLA device schedule on adversarial batches
+//===//
 //
 // kernels/mla/mla_decode_schedule.tile runs in the interpreter with the
 // backend's constants (64-token blocks, 2 blocks per request entered, pieces
@@ -39,8 +40,7 @@ struct Range {
   int slot;
 };
 
-std::vector<int32_t> runSchedule(const std::vector<int32_t> &lens,
-                                 int parts) {
+std::vector<int32_t> runSchedule(const std::vector<int32_t> &lens, int parts) {
   const int B = int(lens.size());
   int blockB = 32;
   while (blockB < B)
