@@ -2,7 +2,8 @@
 //
 // One function per precedence level (LANGUAGE.md), lowest first. Binary
 // levels loop (left associative) so only parentheses, prefix operators and
-// calls recurse; those go through DepthGuard.
+// calls recurse; those go through DepthGuard. The trees the loops build
+// grow with the chain: capHeight bounds them for the walks after parsing.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +16,17 @@ ExprPtr Parser::parseStandaloneExpr() {
   if (e && !is(Tok::Eof)) {
     diags.error(cur().loc,
                 "unexpected " + tokName(cur().kind) + " after expression");
+    return nullptr;
+  }
+  return e;
+}
+
+ExprPtr Parser::capHeight(ExprPtr e) {
+  if (e && e->height() > kMaxExprHeight) {
+    diags.error(e->loc(), "expression too deep: " + llvm::Twine(e->height()) +
+                              " nested operations (limit " +
+                              llvm::Twine(kMaxExprHeight) +
+                              "); split it into several statements");
     return nullptr;
   }
   return e;
@@ -41,8 +53,10 @@ ExprPtr Parser::parseExpr() {
       ExprPtr rhs = NEXT();                                                    \
       if (!rhs)                                                                \
         return nullptr;                                                        \
-      lhs = std::make_unique<BinaryExprAST>(loc, op, std::move(lhs),           \
-                                            std::move(rhs));                   \
+      lhs = capHeight(std::make_unique<BinaryExprAST>(loc, op, std::move(lhs), \
+                                                      std::move(rhs)));        \
+      if (!lhs)                                                                \
+        return nullptr;                                                        \
     }                                                                          \
   }
 
@@ -134,7 +148,8 @@ ExprPtr Parser::parseNot() {
   ExprPtr operand = parseNot();
   if (!operand)
     return nullptr;
-  return std::make_unique<UnaryExprAST>(loc, UnaryOp::Not, std::move(operand));
+  return capHeight(
+      std::make_unique<UnaryExprAST>(loc, UnaryOp::Not, std::move(operand)));
 }
 
 /// Comparisons do not chain: `a < b < c` is almost always a mistake in a
@@ -156,8 +171,8 @@ ExprPtr Parser::parseComparison() {
                            "with 'and'");
     return nullptr;
   }
-  return std::make_unique<BinaryExprAST>(loc, op, std::move(lhs),
-                                         std::move(rhs));
+  return capHeight(
+      std::make_unique<BinaryExprAST>(loc, op, std::move(lhs), std::move(rhs)));
 }
 
 ExprPtr Parser::parseUnary() {
@@ -189,7 +204,7 @@ ExprPtr Parser::parseUnary() {
   ExprPtr operand = parseUnary();
   if (!operand)
     return nullptr;
-  return std::make_unique<UnaryExprAST>(loc, op, std::move(operand));
+  return capHeight(std::make_unique<UnaryExprAST>(loc, op, std::move(operand)));
 }
 
 ExprPtr Parser::parsePostfix() {
@@ -214,6 +229,7 @@ ExprPtr Parser::parsePostfix() {
     } else {
       break;
     }
+    e = capHeight(std::move(e));
   }
   return e;
 }

@@ -291,6 +291,36 @@ TEST(Parser, DeepNestingIsCapped) {
   EXPECT_TRUE(contains(d2, "nesting too deep")) << d2;
 }
 
+/// `a = 1 + 1 + ... ;` with `terms` terms.
+std::string chain(int terms, const std::string &tail = ";") {
+  std::string text = "kernel k(x: *f32) { a = 1";
+  for (int i = 1; i < terms; ++i)
+    text += " + 1";
+  return text + tail + " store(x, a); }";
+}
+
+TEST(Parser, LongOperatorChainsAreCapped) {
+  // Chains loop in the parser but nest in the tree, which MLIRGen, the dump
+  // and the destructor walk recursively (these crashed at 30,000 terms).
+  // The 1024th '+' (column 27 + 4 * 1023) makes the tree 1025 high.
+  std::string d = parse(chain(30000));
+  EXPECT_TRUE(contains(d, "t.tile:1:4119: error: expression too deep: 1025 "
+                          "nested operations (limit 1024)"))
+      << d.substr(0, 300);
+  std::string dump;
+  d = parse(chain(1000000, " )"), &dump); // and a syntax error after it
+  EXPECT_TRUE(contains(d, "expression too deep")) << d.substr(0, 300);
+  std::string casts = "kernel k(x: *f32) { a = 1.0";
+  for (int i = 0; i < 100000; ++i)
+    casts += ".to(f32)";
+  d = parse(casts + "; store(x, a); }");
+  EXPECT_TRUE(contains(d, "expression too deep")) << d.substr(0, 300);
+  // Within the cap the chain compiles.
+  GenResult r = gen(chain(1000));
+  EXPECT_EQ(r.diags, "");
+  EXPECT_TRUE(contains(r.ir, "tile.store")) << r.ir.substr(0, 300);
+}
+
 TEST(Parser, TruncatedAndMutatedInputsDoNotCrash) {
   std::string src = readExample("matmul.tile");
   ASSERT_FALSE(src.empty());

@@ -15,6 +15,7 @@
 #include "llvm/Support/Casting.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -50,10 +51,22 @@ public:
 
   ExprKind getKind() const { return kind; }
   SourceLoc loc() const { return location; }
+  /// The nodes on the longest path down from this one (1 for a leaf): how
+  /// deep the recursive walks of the tree go (MLIRGen, the AST dump, the
+  /// destructor). The parser caps it (Parser::kMaxExprHeight).
+  unsigned height() const { return treeHeight; }
+
+protected:
+  /// Composite nodes' constructors: this node stands above `child`.
+  void standAbove(const ExprAST *child) {
+    if (child)
+      treeHeight = std::max(treeHeight, child->treeHeight + 1);
+  }
 
 private:
   const ExprKind kind;
   SourceLoc location;
+  unsigned treeHeight = 1;
 };
 
 using ExprPtr = std::unique_ptr<ExprAST>;
@@ -148,7 +161,9 @@ llvm::StringRef spell(BinaryOp op);
 class UnaryExprAST : public ExprAST {
 public:
   UnaryExprAST(SourceLoc loc, UnaryOp op, ExprPtr operand)
-      : ExprAST(Expr_Unary, loc), op(op), operand(std::move(operand)) {}
+      : ExprAST(Expr_Unary, loc), op(op), operand(std::move(operand)) {
+    standAbove(this->operand.get());
+  }
   UnaryOp getOp() const { return op; }
   const ExprAST &getOperand() const { return *operand; }
   static bool classof(const ExprAST *e) { return e->getKind() == Expr_Unary; }
@@ -162,7 +177,10 @@ class BinaryExprAST : public ExprAST {
 public:
   BinaryExprAST(SourceLoc loc, BinaryOp op, ExprPtr lhs, ExprPtr rhs)
       : ExprAST(Expr_Binary, loc), op(op), lhs(std::move(lhs)),
-        rhs(std::move(rhs)) {}
+        rhs(std::move(rhs)) {
+    standAbove(this->lhs.get());
+    standAbove(this->rhs.get());
+  }
   BinaryOp getOp() const { return op; }
   const ExprAST &getLHS() const { return *lhs; }
   const ExprAST &getRHS() const { return *rhs; }
@@ -186,7 +204,13 @@ public:
   CallExprAST(SourceLoc loc, ExprPtr callee, std::vector<ExprPtr> args,
               std::vector<KeywordArg> kwargs)
       : ExprAST(Expr_Call, loc), callee(std::move(callee)),
-        args(std::move(args)), kwargs(std::move(kwargs)) {}
+        args(std::move(args)), kwargs(std::move(kwargs)) {
+    standAbove(this->callee.get());
+    for (const ExprPtr &arg : this->args)
+      standAbove(arg.get());
+    for (const KeywordArg &kwarg : this->kwargs)
+      standAbove(kwarg.value.get());
+  }
   const ExprAST &getCallee() const { return *callee; }
   const std::vector<ExprPtr> &getArgs() const { return args; }
   const std::vector<KeywordArg> &getKwargs() const { return kwargs; }
@@ -202,7 +226,9 @@ private:
 class AttrExprAST : public ExprAST {
 public:
   AttrExprAST(SourceLoc loc, ExprPtr base, std::string name)
-      : ExprAST(Expr_Attr, loc), base(std::move(base)), name(std::move(name)) {}
+      : ExprAST(Expr_Attr, loc), base(std::move(base)), name(std::move(name)) {
+    standAbove(this->base.get());
+  }
   const ExprAST &getBase() const { return *base; }
   llvm::StringRef getName() const { return name; }
   static bool classof(const ExprAST *e) { return e->getKind() == Expr_Attr; }
@@ -217,7 +243,11 @@ class IndexExprAST : public ExprAST {
 public:
   IndexExprAST(SourceLoc loc, ExprPtr base, std::vector<ExprPtr> indices)
       : ExprAST(Expr_Index, loc), base(std::move(base)),
-        indices(std::move(indices)) {}
+        indices(std::move(indices)) {
+    standAbove(this->base.get());
+    for (const ExprPtr &index : this->indices)
+      standAbove(index.get());
+  }
   const ExprAST &getBase() const { return *base; }
   const std::vector<ExprPtr> &getIndices() const { return indices; }
   static bool classof(const ExprAST *e) { return e->getKind() == Expr_Index; }
@@ -238,7 +268,10 @@ public:
 class TupleExprAST : public ExprAST {
 public:
   TupleExprAST(SourceLoc loc, std::vector<ExprPtr> elems)
-      : ExprAST(Expr_Tuple, loc), elems(std::move(elems)) {}
+      : ExprAST(Expr_Tuple, loc), elems(std::move(elems)) {
+    for (const ExprPtr &elem : this->elems)
+      standAbove(elem.get());
+  }
   const std::vector<ExprPtr> &getElements() const { return elems; }
   static bool classof(const ExprAST *e) { return e->getKind() == Expr_Tuple; }
 

@@ -16,10 +16,13 @@ namespace tilemla {
 
 /// Parses a whole file. On a syntax error it reports, skips to the next `;`
 /// or `}` and continues, so one run reports several errors. Never asserts on
-/// user input; nesting is capped at kMaxDepth.
+/// user input; nesting is capped at kMaxDepth, and an expression's height
+/// (operator chains, which the parser loops over, nest in the tree) at
+/// kMaxExprHeight.
 class Parser {
 public:
   static constexpr unsigned kMaxDepth = 256;
+  static constexpr unsigned kMaxExprHeight = 1024;
 
   Parser(const SourceFile &file, DiagnosticEngine &diags);
 
@@ -83,6 +86,8 @@ private:
   ExprPtr parseParenOrTuple();
   ExprPtr parseCallArgs(ExprPtr callee, SourceLoc loc);
   ExprPtr parseIndex(ExprPtr base, SourceLoc loc);
+  /// `e`, or null with an error when it is higher than kMaxExprHeight.
+  ExprPtr capHeight(ExprPtr e);
 
   /// RAII nesting counter; `ok()` is false (and an error was reported) once
   /// the nesting exceeds kMaxDepth.
