@@ -12,6 +12,7 @@ config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py"]
 config.environment["PATH"] = os.pathsep.join(
     [config.tilemla_tools_dir, config.llvm_tools_dir, config.environment.get("PATH", "")])
 config.substitutions.append(("%examples", os.path.join(config.tilemla_src_root, "kernels", "examples")))
+config.substitutions.append(("%mla", os.path.join(config.tilemla_src_root, "kernels", "mla")))
 if config.ptxas:
     config.available_features.add("ptxas")
     config.substitutions.append(("%ptxas", config.ptxas))
