@@ -1,6 +1,7 @@
 //===- TritonMLA.cpp - the TRITON_MLA decode backend ----------------------===//
 #include "tilemla/mla/TritonMLA.h"
 
+#include "ArgChecks.h"
 #include "SplitMath.h"
 
 #include <algorithm>
@@ -61,59 +62,6 @@ bool TritonMLABackend::supportsComputeCapability(int major, int) {
   return major >= 8;
 }
 
-namespace {
-std::string shapeString(const std::vector<int64_t> &shape) {
-  return fmt::format("[{}]", fmt::join(shape, ", "));
-}
-
-/// Checks the parts of a view every argument shares: rank, shape, dtype,
-/// device, non-negative strides, data present.
-void checkView(const char *name, const TensorView &view,
-               const std::vector<int64_t> &shape,
-               const std::vector<DType> &dtypes, int device) {
-  if (view.shape != shape)
-    throw Error(fmt::format("{}: expected shape {}, got {}", name,
-                            shapeString(shape), shapeString(view.shape)));
-  if (view.strides.size() != view.shape.size())
-    throw Error(fmt::format("{}: {} strides for a rank-{} shape", name,
-                            view.strides.size(), view.shape.size()));
-  if (std::find(dtypes.begin(), dtypes.end(), view.dtype) == dtypes.end()) {
-    std::vector<std::string> names;
-    for (DType d : dtypes)
-      names.push_back(dtypeName(d));
-    throw Error(fmt::format("{}: expected dtype {}, got {}", name,
-                            fmt::join(names, " or "), dtypeName(view.dtype)));
-  }
-  if (view.device != device)
-    throw Error(fmt::format("{}: expected device {}, got device {}", name,
-                            device, view.device));
-  for (size_t i = 0; i < view.strides.size(); ++i)
-    if (view.strides[i] < 0)
-      throw Error(fmt::format("{}: negative stride {} in dimension {}", name,
-                              view.strides[i], i));
-  int64_t numel = 1;
-  for (int64_t d : view.shape)
-    numel *= d;
-  if (numel > 0 && !view.data)
-    throw Error(fmt::format("{}: null data pointer", name));
-}
-
-void checkUnitLastStride(const char *name, const TensorView &view) {
-  if (!view.shape.empty() && view.shape.back() > 1 && view.strides.back() != 1)
-    throw Error(fmt::format(
-        "{}: last dimension must be contiguous (stride 1), got stride {}", name,
-        view.strides.back()));
-}
-
-/// Strides the kernels take as i32.
-int32_t i32Stride(const char *name, int64_t stride) {
-  if (stride > INT32_MAX)
-    throw Error(
-        fmt::format("{}: stride {} does not fit in 32 bits", name, stride));
-  return int32_t(stride);
-}
-} // namespace
-
 // The device schedule charges entering a request (q's load, the first
 // copies, writing a partial) as this many token blocks.
 constexpr int kScheduleOverheadBlocks = 2;
@@ -149,8 +97,9 @@ TritonMLAImpl::TritonMLAImpl(
 
   // What the kernels need (the seed's base class and Triton kernels assume
   // the same, less loudly).
-  if (num_heads < 1)
-    throw Error(fmt::format("num_heads: expected >= 1, got {}", num_heads));
+  // Stage 2's grid has a program per head in its second dimension.
+  if (num_heads < 1 || num_heads > 65535)
+    throw Error(fmt::format("num_heads: expected 1..65535, got {}", num_heads));
   if (num_kv_heads != 1)
     throw Error(fmt::format("num_kv_heads: MLA has one latent KV head, got {}",
                             num_kv_heads));
@@ -426,7 +375,9 @@ void TritonMLAImpl::run(const TensorView &qNope, const TensorView &qPe,
     throw Error(fmt::format("max_seq_len: expected >= 0 (or -1: unknown), "
                             "got {}",
                             metadata.max_seq_len));
-  if (metadata.max_seq_len > bt.shape[1] * pageSize)
+  // cdiv(max_seq_len, page) pages (the product could overflow).
+  if (metadata.max_seq_len > 0 &&
+      (metadata.max_seq_len - 1) / pageSize >= bt.shape[1])
     throw Error(
         fmt::format("max_seq_len: {} tokens do not fit in block_table's "
                     "{} pages of {} tokens",
@@ -441,6 +392,23 @@ void TritonMLAImpl::run(const TensorView &qNope, const TensorView &qPe,
   const DType lseType = opts.lseDtype == LseDType::F32 ? DType::F32 : dtype;
   if (lse)
     checkView("lse", *lse, {B, heads}, {lseType}, device);
+  // Each output element has a place of its own, apart from the inputs'.
+  std::vector<std::pair<const char *, const TensorView *>> inputs = {
+      {qName, &qNope},
+      {"kv_cache", &kv},
+      {"block_table", &bt},
+      {"seq_lens", &lens}};
+  if (paired)
+    inputs.push_back({"q_pe", &qPe});
+  checkNoSelfOverlap("o", o);
+  for (auto [name, view] : inputs)
+    checkNoAlias("o", o, name, *view);
+  if (lse) {
+    checkNoSelfOverlap("lse", *lse);
+    for (auto [name, view] : inputs)
+      checkNoAlias("lse", *lse, name, *view);
+    checkNoAlias("lse", *lse, "o", o);
+  }
 
   // Strides the kernels take as i32 (the page stride is i64).
   int32_t sqnB = i32Stride(qName, qNope.strides[0]),
@@ -453,6 +421,16 @@ void TritonMLAImpl::run(const TensorView &qNope, const TensorView &qPe,
           soH = i32Stride("o", o.strides[1]);
   int32_t slB = lse ? i32Stride("lse", lse->strides[0]) : int32_t(heads),
           slH = lse ? i32Stride("lse", lse->strides[1]) : 1;
+  checkI32Extent(qName, qNope);
+  if (paired)
+    checkI32Extent("q_pe", qPe);
+  checkI32Extent("block_table", bt);
+  TensorView kvPage = kv; // pages are addressed in 64 bits, rows in 32
+  kvPage.shape[0] = 1;
+  checkI32Extent("kv_cache", kvPage);
+  checkI32Extent("o", o);
+  if (lse)
+    checkI32Extent("lse", *lse);
 
   if (device < 0)
     throw Error("TritonMLAImpl: constructed with options.device = -1 (no "

@@ -124,7 +124,7 @@ TEST(MlaBackend, RefusesWhatTheKernelsCannotTake) {
   a = c, a.mla.qk_rope_head_dim = 48, a.headSize = 560;
   expect(a, "mla_args.qk_rope_head_dim: expected a power of two, got 48");
   a = c, a.heads = 0;
-  expect(a, "num_heads: expected >= 1, got 0");
+  expect(a, "num_heads: expected 1..65535, got 0");
   a = c, a.scale = NAN;
   expect(a, "scale: expected a finite number, got nan");
   a = c, a.options.maxBatch = 0;
@@ -255,19 +255,21 @@ TEST(MlaSplits, BatchInvariantCut) {
 /// A valid decode call's views (pointers are never dereferenced: device -1).
 struct Call {
   int64_t B = 8, H = 16, R = 512, P = 64, pages = 10, page = 16, maxPages = 4;
-  char dummy[16];
   TensorView q, qNope, qPe, kv, o, lse;
   DecodeMetadata md;
+  /// Argument k's address: 2^40 bytes apart, never dereferenced.
+  static void *at(int k) {
+    return reinterpret_cast<void *>(uintptr_t(k + 1) << 40);
+  }
   Call() {
-    void *p = dummy;
-    q = contiguousView(p, DType::BF16, {B, H, R + P}, -1);
-    qNope = contiguousView(p, DType::BF16, {B, H, R}, -1);
-    qPe = contiguousView(p, DType::BF16, {B, H, P}, -1);
-    kv = contiguousView(p, DType::BF16, {pages, page, R + P}, -1);
-    o = contiguousView(p, DType::BF16, {B, H, R}, -1);
-    lse = contiguousView(p, DType::F32, {B, H}, -1);
-    md.block_table = contiguousView(p, DType::I32, {B, maxPages}, -1);
-    md.seq_lens = contiguousView(p, DType::I32, {B}, -1);
+    q = contiguousView(at(0), DType::BF16, {B, H, R + P}, -1);
+    qNope = contiguousView(at(1), DType::BF16, {B, H, R}, -1);
+    qPe = contiguousView(at(2), DType::BF16, {B, H, P}, -1);
+    kv = contiguousView(at(3), DType::BF16, {pages, page, R + P}, -1);
+    o = contiguousView(at(4), DType::BF16, {B, H, R}, -1);
+    lse = contiguousView(at(5), DType::F32, {B, H}, -1);
+    md.block_table = contiguousView(at(6), DType::I32, {B, maxPages}, -1);
+    md.seq_lens = contiguousView(at(7), DType::I32, {B}, -1);
     md.max_seq_len = 60;
   }
 };
@@ -288,7 +290,7 @@ TEST(MlaValidation, ValidCallsReachTheDevice) {
             kValid);
   // The unit head dim of the seed's cache, padded strides, a non-contiguous
   // q pair, strided outputs.
-  k.kv = contiguousView(k.dummy, DType::BF16, {10, 16, 1, 576}, -1);
+  k.kv = contiguousView(Call::at(3), DType::BF16, {10, 16, 1, 576}, -1);
   k.kv.strides = {16 * 600 + 8, 600, 600, 1};
   k.qNope.strides = {16 * 1024, 1024, 1};
   k.qPe.strides = {16 * 1024 + 7, 1024, 1};
@@ -307,6 +309,89 @@ TEST(MlaValidation, ValidCallsReachTheDevice) {
               impl->forward_decode(zero.q, zero.kv, zero.md, zero.o, zero.lse);
             }),
             kValid);
+}
+
+TEST(MlaValidation, ThirtyTwoBitOffsets) {
+  // The kernels index q, o, lse and the block table in 32 bits: a batch
+  // whose last element lies past 2^31 - 1 is refused, not wrapped.
+  auto impl = Ctor().make();
+  auto run = [&](const Call &k) {
+    return errorOf([&] { impl->forward_decode(k.q, k.kv, k.md, k.o, k.lse); });
+  };
+  Call k;
+  k.o.strides = {int64_t(1) << 30, 512, 1}; // b = 2 is past 2^31
+  EXPECT_EQ(run(k), "o: shape [8, 16, 512] with strides [1073741824, 512, 1] "
+                    "reaches past element 2^31 - 1; the kernels index it in "
+                    "32 bits");
+  k = Call(), k.q.strides = {int64_t(1) << 30, 576, 1};
+  EXPECT_TRUE(run(k).rfind("q: shape [8, 16, 576] with strides", 0) == 0)
+      << run(k);
+  k = Call(), k.lse.strides = {int64_t(1) << 29, 1};
+  EXPECT_TRUE(run(k).rfind("lse: shape", 0) == 0) << run(k);
+  // Just inside: 2 batches of 2^30 elements (last offset 2^31 - 1).
+  k = Call();
+  k.q = contiguousView(Call::at(0), DType::BF16, {2, 16, 576}, -1);
+  k.o = contiguousView(Call::at(4), DType::BF16, {2, 16, 512}, -1);
+  k.lse = contiguousView(Call::at(5), DType::F32, {2, 16}, -1);
+  k.md.block_table = contiguousView(Call::at(6), DType::I32, {2, 4}, -1);
+  k.md.seq_lens = contiguousView(Call::at(7), DType::I32, {2}, -1);
+  k.o.strides = {(int64_t(1) << 31) - 1 - 15 * 512 - 511, 512, 1};
+  EXPECT_EQ(run(k), kValid);
+  k.o.strides[0] += 1;
+  EXPECT_TRUE(run(k).rfind("o: shape [2, 16, 512]", 0) == 0) << run(k);
+}
+
+TEST(MlaValidation, OutputsOwnTheirMemory) {
+  auto impl = Ctor().make();
+  auto run = [&](const Call &k) {
+    return errorOf([&] { impl->forward_decode(k.q, k.kv, k.md, k.o, k.lse); });
+  };
+  const std::string alias = " in memory; outputs must not alias the inputs "
+                            "or each other";
+  Call k;
+  k.o.strides = {0, 512, 1};
+  EXPECT_EQ(run(k), "o: strides [0, 512, 1] for shape [8, 16, 512] make "
+                    "elements overlap (dimension 0); outputs need one place "
+                    "each");
+  k = Call(), k.o.strides = {16 * 512, 256, 1}; // rows narrower than R
+  EXPECT_EQ(run(k), "o: strides [8192, 256, 1] for shape [8, 16, 512] make "
+                    "elements overlap (dimension 1); outputs need one place "
+                    "each");
+  k = Call(), k.lse.strides = {16, 0};
+  EXPECT_TRUE(run(k).rfind("lse: strides [16, 0]", 0) == 0) << run(k);
+  k = Call(), k.o.data = k.q.data;
+  EXPECT_EQ(run(k), "o: overlaps q" + alias);
+  k = Call(), k.o.data = static_cast<char *>(k.kv.data) + 4096;
+  EXPECT_EQ(run(k), "o: overlaps kv_cache" + alias);
+  k = Call(), k.lse.data = static_cast<char *>(k.o.data) + 8 * 16 * 512 * 2 - 4;
+  EXPECT_EQ(run(k), "lse: overlaps o" + alias);
+  // Just past o's last element: fine.
+  k = Call(), k.lse.data = static_cast<char *>(k.o.data) + 8 * 16 * 512 * 2;
+  EXPECT_EQ(run(k), kValid);
+  // Pointers aligned to their elements.
+  k = Call(), k.q.data = static_cast<char *>(k.q.data) + 1;
+  EXPECT_EQ(run(k), "q: data pointer 0x10000000001 is not aligned to its "
+                    "2-byte elements");
+  k = Call(), k.md.seq_lens.data = static_cast<char *>(k.md.seq_lens.data) + 2;
+  EXPECT_TRUE(run(k).rfind("seq_lens: data pointer", 0) == 0) << run(k);
+  // Sizes whose products overflow: a huge null cache, a huge block table.
+  k = Call(), k.kv.shape = {int64_t(1) << 32, int64_t(1) << 32, 576};
+  k.kv.strides = {0, 576, 1}, k.kv.data = nullptr;
+  EXPECT_EQ(run(k), "kv_cache: null data pointer");
+  k = Call(), k.md.block_table.shape = {8, int64_t(1) << 61};
+  k.md.block_table.strides = {int64_t(1) << 61, 1};
+  EXPECT_TRUE(run(k).rfind("block_table: stride 2305843009213693952 does "
+                           "not fit in 32 bits",
+                           0) == 0)
+      << run(k);
+  // More heads than stage 2's grid can hold.
+  Ctor c;
+  c.heads = 70000;
+  EXPECT_EQ(errorOf([&] { c.make(); }), "num_heads: expected 1..65535, got "
+                                        "70000");
+  c.heads = int64_t(1) << 50;
+  EXPECT_EQ(errorOf([&] { c.make(); }),
+            "num_heads: expected 1..65535, got 1125899906842624");
 }
 
 TEST(MlaValidation, EveryArgumentIsChecked) {
@@ -363,7 +448,8 @@ TEST(MlaValidation, EveryArgumentIsChecked) {
   k = Call(), k.kv.shape = {10, 16, 512};
   EXPECT_EQ(run(k),
             "kv_cache: expected shape [10, 16, 576], got [10, 16, 512]");
-  k = Call(), k.kv = contiguousView(k.dummy, DType::BF16, {10, 16, 2, 576}, -1);
+  k = Call(),
+  k.kv = contiguousView(Call::at(3), DType::BF16, {10, 16, 2, 576}, -1);
   EXPECT_EQ(run(k),
             "kv_cache: expected shape [10, 16, 1, 576], got [10, 16, 2, 576]");
   k = Call(), k.kv.shape = {10, 576};

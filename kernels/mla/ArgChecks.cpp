@@ -1,0 +1,130 @@
+//===- ArgChecks.cpp - forward_decode's argument checks -------------------===//
+#include "ArgChecks.h"
+
+#include <algorithm>
+#include <climits>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <numeric>
+
+namespace tilemla::mla {
+
+std::string shapeString(const std::vector<int64_t> &shape) {
+  return fmt::format("[{}]", fmt::join(shape, ", "));
+}
+
+void checkView(const char *name, const TensorView &view,
+               const std::vector<int64_t> &shape,
+               const std::vector<DType> &dtypes, int device) {
+  if (view.shape != shape)
+    throw Error(fmt::format("{}: expected shape {}, got {}", name,
+                            shapeString(shape), shapeString(view.shape)));
+  if (view.strides.size() != view.shape.size())
+    throw Error(fmt::format("{}: {} strides for a rank-{} shape", name,
+                            view.strides.size(), view.shape.size()));
+  if (std::find(dtypes.begin(), dtypes.end(), view.dtype) == dtypes.end()) {
+    std::vector<std::string> names;
+    for (DType d : dtypes)
+      names.push_back(dtypeName(d));
+    throw Error(fmt::format("{}: expected dtype {}, got {}", name,
+                            fmt::join(names, " or "), dtypeName(view.dtype)));
+  }
+  if (view.device != device)
+    throw Error(fmt::format("{}: expected device {}, got device {}", name,
+                            device, view.device));
+  for (size_t i = 0; i < view.strides.size(); ++i)
+    if (view.strides[i] < 0)
+      throw Error(fmt::format("{}: negative stride {} in dimension {}", name,
+                              view.strides[i], i));
+  // Counting the elements could overflow: a view is empty iff a dimension
+  // is.
+  bool empty =
+      std::find(view.shape.begin(), view.shape.end(), 0) != view.shape.end();
+  if (!empty && !view.data)
+    throw Error(fmt::format("{}: null data pointer", name));
+  if (!empty && reinterpret_cast<uintptr_t>(view.data) % dtypeSize(view.dtype))
+    throw Error(fmt::format("{}: data pointer {} is not aligned to its "
+                            "{}-byte elements",
+                            name, view.data, dtypeSize(view.dtype)));
+}
+
+void checkUnitLastStride(const char *name, const TensorView &view) {
+  if (!view.shape.empty() && view.shape.back() > 1 && view.strides.back() != 1)
+    throw Error(fmt::format(
+        "{}: last dimension must be contiguous (stride 1), got stride {}", name,
+        view.strides.back()));
+}
+
+int32_t i32Stride(const char *name, int64_t stride) {
+  if (stride > INT32_MAX)
+    throw Error(
+        fmt::format("{}: stride {} does not fit in 32 bits", name, stride));
+  return int32_t(stride);
+}
+
+void checkI32Extent(const char *name, const TensorView &view) {
+  int64_t last = 0; // the largest element offset
+  for (size_t i = 0; i < view.shape.size(); ++i) {
+    if (view.shape[i] <= 1 || view.strides[i] == 0)
+      continue;
+    if (view.shape[i] - 1 > (int64_t(INT32_MAX) - last) / view.strides[i])
+      throw Error(fmt::format("{}: shape {} with strides {} reaches past "
+                              "element 2^31 - 1; the kernels index it in 32 "
+                              "bits",
+                              name, shapeString(view.shape),
+                              shapeString(view.strides)));
+    last += (view.shape[i] - 1) * view.strides[i];
+  }
+}
+
+int64_t lastOffset(const TensorView &view) {
+  // Saturates: shapes and strides are the caller's, possibly huge.
+  __int128 last = 0;
+  for (size_t i = 0; i < view.shape.size(); ++i)
+    if (view.shape[i] > 1)
+      last += __int128(view.shape[i] - 1) * view.strides[i];
+  return last > INT64_MAX ? INT64_MAX : int64_t(last);
+}
+
+void checkNoSelfOverlap(const char *name, const TensorView &view) {
+  // Dimensions by increasing stride: each must step past everything the
+  // smaller ones span.
+  std::vector<size_t> dims(view.shape.size());
+  std::iota(dims.begin(), dims.end(), 0);
+  std::sort(dims.begin(), dims.end(), [&](size_t a, size_t b) {
+    return view.strides[a] < view.strides[b];
+  });
+  int64_t span = 1; // elements the smaller dimensions reach, plus one
+  for (size_t d : dims) {
+    if (view.shape[d] <= 1)
+      continue;
+    if (view.strides[d] < span)
+      throw Error(fmt::format("{}: strides {} for shape {} make elements "
+                              "overlap (dimension {}); outputs need one "
+                              "place each",
+                              name, shapeString(view.strides),
+                              shapeString(view.shape), d));
+    span += (view.shape[d] - 1) * view.strides[d];
+  }
+}
+
+void checkNoAlias(const char *name, const TensorView &out,
+                  const char *otherName, const TensorView &other) {
+  auto range = [](const TensorView &v) {
+    auto begin = reinterpret_cast<uintptr_t>(v.data);
+    unsigned __int128 end =
+        begin + (unsigned __int128)(lastOffset(v)) * dtypeSize(v.dtype) +
+        dtypeSize(v.dtype);
+    return std::make_pair((unsigned __int128)begin, end);
+  };
+  if (!out.data || !other.data)
+    return;
+  auto [a0, a1] = range(out);
+  auto [b0, b1] = range(other);
+  if (a0 < b1 && b0 < a1)
+    throw Error(fmt::format("{}: overlaps {} in memory; outputs must not "
+                            "alias the inputs or each other",
+                            name, otherName));
+}
+
+} // namespace tilemla::mla

@@ -1,0 +1,39 @@
+//===- ArgChecks.h - forward_decode's argument checks -----------*- C++ -*-===//
+//
+// Each throws tilemla::Error naming the argument and what was expected.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TILEMLA_MLA_ARGCHECKS_H
+#define TILEMLA_MLA_ARGCHECKS_H
+
+#include "tilemla/mla/TritonMLA.h"
+
+#include <string>
+#include <vector>
+
+namespace tilemla::mla {
+/// "[8, 16, 576]".
+std::string shapeString(const std::vector<int64_t> &shape);
+/// What every argument shares: rank, shape, dtype, device, non-negative
+/// strides, data present and aligned to its elements.
+void checkView(const char *name, const TensorView &view,
+               const std::vector<int64_t> &shape,
+               const std::vector<DType> &dtypes, int device);
+void checkUnitLastStride(const char *name, const TensorView &view);
+/// A stride the kernels take as i32.
+int32_t i32Stride(const char *name, int64_t stride);
+/// Views the kernels index in 32 bits (index times stride, summed over the
+/// dimensions): every element's offset must fit.
+void checkI32Extent(const char *name, const TensorView &view);
+/// The largest element offset of a view (strides checked non-negative).
+int64_t lastOffset(const TensorView &view);
+/// Outputs: no two elements in one place (a stride of 0, rows narrower
+/// than R, ...).
+void checkNoSelfOverlap(const char *name, const TensorView &view);
+/// Output `out` and another argument do not share memory (their address
+/// ranges, from the first to the last element, are disjoint).
+void checkNoAlias(const char *name, const TensorView &out,
+                  const char *otherName, const TensorView &other);
+} // namespace tilemla::mla
+
+#endif
