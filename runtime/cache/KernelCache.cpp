@@ -9,6 +9,7 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/SHA256.h"
+#include <cctype>
 #include <cstdlib>
 #include <fmt/format.h>
 #include <fstream>
@@ -120,9 +121,13 @@ std::string computeCacheKey(const CompileRequest &request) {
 }
 
 std::optional<fs::path> diskCacheDirectory() {
-  const char *mode = std::getenv("TILEMLA_CACHE");
-  if (mode && (std::string(mode) == "off" || std::string(mode) == "0"))
-    return std::nullopt;
+  if (const char *mode = std::getenv("TILEMLA_CACHE")) {
+    std::string lower(mode);
+    for (char &c : lower)
+      c = char(std::tolower(static_cast<unsigned char>(c)));
+    if (lower == "off" || lower == "0" || lower == "false" || lower == "no")
+      return std::nullopt;
+  }
   if (const char *dir = std::getenv("TILEMLA_CACHE_DIR"); dir && *dir)
     return fs::path(dir);
   if (const char *xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)

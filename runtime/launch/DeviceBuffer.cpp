@@ -12,6 +12,10 @@ using namespace cuda;
 DeviceBuffer::DeviceBuffer(size_t size) : bytes(size) {
   if (isInterpreterMode()) {
     address = reinterpret_cast<uintptr_t>(host::allocate(bytes));
+    if (!address)
+      throw Error(fmt::format("DeviceBuffer: cannot allocate {} bytes of "
+                              "host memory for the interpreter",
+                              bytes));
     return;
   }
   currentContext();

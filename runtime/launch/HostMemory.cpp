@@ -1,6 +1,7 @@
 //===- HostMemory.cpp - "device" buffers in interpreter mode --------------===//
 #include "HostMemory.h"
 
+#include <cstdint>
 #include <cstdlib>
 #include <map>
 #include <mutex>
@@ -19,8 +20,13 @@ Registry &registry() {
 } // namespace
 
 void *allocate(size_t bytes) {
-  // 16-byte aligned like cuMemAlloc's (which is 256); never null.
+  // 256-byte aligned like cuMemAlloc's; null when the host has no memory
+  // for it (or the size overflows).
+  if (bytes > SIZE_MAX - 512)
+    return nullptr;
   void *data = std::aligned_alloc(256, (bytes + 255) / 256 * 256 + 256);
+  if (!data)
+    return nullptr;
   std::lock_guard<std::mutex> lock(registry().mutex);
   registry().buffers[static_cast<const char *>(data)] = bytes;
   return data;

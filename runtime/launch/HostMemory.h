@@ -13,6 +13,7 @@
 #include <optional>
 
 namespace tilemla::host {
+/// `bytes` of host memory, 256-byte aligned; null when there is none.
 void *allocate(size_t bytes);
 void release(void *data);
 /// Bytes from `address` to the end of the registered buffer containing it.

@@ -1,8 +1,9 @@
 //===- RuntimeGpuTest.cpp - stream-ordered copies, fills and events -------===//
 //
 // DeviceBuffer::fillAsync / copyFromAsync, synchronizeStream, GpuEvent,
-// deviceInfo, unspecialized arguments and the assembler's remarks on the GPU; with TILEMLA_INTERPRET=1
-// on host buffers and the host clock. Skipped when neither is available.
+// deviceInfo, unspecialized arguments and the assembler's remarks on the GPU;
+// with TILEMLA_INTERPRET=1 on host buffers and the host clock. Skipped when
+// neither is available.
 //
 //===----------------------------------------------------------------------===//
 #include "tilemla/Runtime.h"
@@ -45,6 +46,18 @@ TEST_F(RuntimeGpuTest, FillAsyncWritesTheRangeOnly) {
   EXPECT_THROW(buffer.fillAsync(0, nullptr, 1001), Error);
   EXPECT_THROW(buffer.fillAsync(0, nullptr, 500, 501), Error);
   buffer.fillAsync(0, nullptr, 1000); // empty range at the end is fine
+}
+
+TEST_F(RuntimeGpuTest, ImpossibleAllocationsThrow) {
+  // 1 PiB: more than any device (or, interpreted, the host) has.
+  try {
+    DeviceBuffer huge(size_t(1) << 50);
+    ADD_FAILURE() << "a 1 PiB buffer was allocated";
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("1125899906842624 bytes"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 TEST_F(RuntimeGpuTest, CopyFromAsyncCopiesBetweenOffsets) {
