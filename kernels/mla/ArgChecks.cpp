@@ -2,6 +2,7 @@
 #include "ArgChecks.h"
 
 #include <algorithm>
+#include <array>
 #include <climits>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -89,13 +90,16 @@ int64_t lastOffset(const TensorView &view) {
 void checkNoSelfOverlap(const char *name, const TensorView &view) {
   // Dimensions by increasing stride: each must step past everything the
   // smaller ones span.
-  std::vector<size_t> dims(view.shape.size());
-  std::iota(dims.begin(), dims.end(), 0);
-  std::sort(dims.begin(), dims.end(), [&](size_t a, size_t b) {
+  // (No allocation: this runs on every call; the views have rank <= 4.)
+  std::array<size_t, 8> order;
+  const size_t rank = std::min(view.shape.size(), order.size());
+  std::iota(order.begin(), order.begin() + rank, 0);
+  std::sort(order.begin(), order.begin() + rank, [&](size_t a, size_t b) {
     return view.strides[a] < view.strides[b];
   });
   int64_t span = 1; // elements the smaller dimensions reach, plus one
-  for (size_t d : dims) {
+  for (size_t i = 0; i < rank; ++i) {
+    const size_t d = order[i];
     if (view.shape[d] <= 1)
       continue;
     if (view.strides[d] < span)

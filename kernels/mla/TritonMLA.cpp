@@ -393,13 +393,13 @@ void TritonMLAImpl::run(const TensorView &qNope, const TensorView &qPe,
   if (lse)
     checkView("lse", *lse, {B, heads}, {lseType}, device);
   // Each output element has a place of its own, apart from the inputs'.
-  std::vector<std::pair<const char *, const TensorView *>> inputs = {
+  // (q_pe is q when not paired.)
+  const std::pair<const char *, const TensorView *> inputs[] = {
       {qName, &qNope},
       {"kv_cache", &kv},
       {"block_table", &bt},
-      {"seq_lens", &lens}};
-  if (paired)
-    inputs.push_back({"q_pe", &qPe});
+      {"seq_lens", &lens},
+      {paired ? "q_pe" : qName, paired ? &qPe : &qNope}};
   checkNoSelfOverlap("o", o);
   for (auto [name, view] : inputs)
     checkNoAlias("o", o, name, *view);
