@@ -49,6 +49,23 @@ struct AllocateSharedPass
     std::optional<tilemla::GpuTarget> gpu = parseTargetOption(module, arch);
     if (!gpu)
       return signalPassFailure();
+    // Scratch sizes come from the operands' layouts (tile-assign-layouts):
+    // IR without them verifies, but cannot be sized.
+    WalkResult laidOut = module.walk([&](Operation *op) {
+      if (!isa<ReduceOp, ScanOp, ConvertLayoutOp, DotOp>(op))
+        return WalkResult::advance();
+      for (Value operand : op->getOperands())
+        if (auto tensor = dyn_cast<RankedTensorType>(operand.getType());
+            tensor && !tensor.getEncoding()) {
+          op->emitError() << "tile-allocate-shared needs the layouts of "
+                             "tile-assign-layouts; this operand has none: "
+                          << operand.getType();
+          return WalkResult::interrupt();
+        }
+      return WalkResult::advance();
+    });
+    if (laidOut.wasInterrupted())
+      return signalPassFailure();
     unsigned common = 0, reduceBytes = 0, dotOperandBytes = 0;
     bool hasMmaDot = false, hasWgmmaDot = false;
     module.walk([&](Operation *op) {

@@ -82,6 +82,11 @@ bool isNonNegativeInt(Attribute a) {
   auto i = dyn_cast<IntegerAttr>(a);
   return i && i.getType().isSignlessInteger() && i.getInt() >= 0;
 }
+bool isStageCount(Attribute a) {
+  auto i = dyn_cast<IntegerAttr>(a);
+  return i && i.getType().isSignlessInteger() && i.getInt() >= 1 &&
+         i.getInt() <= kMaxPipelineStages;
+}
 bool isFunction(Operation *op) { return isa<FunctionOpInterface>(op); }
 bool isModule(Operation *op) { return isa<ModuleOp>(op); }
 bool isLoop(Operation *op) { return isa<scf::ForOp>(op); }
@@ -98,7 +103,7 @@ const AttrRule kOperationAttrRules[] = {
     {TileDialect::KernelAttrHelper::getNameStr(), "a function", isFunction,
      "a unit attribute", isUnit},
     {TileDialect::NumStagesAttrHelper::getNameStr(), "an scf.for loop", isLoop,
-     "a positive integer", isPositiveInt},
+     "an integer in 1..8 (kMaxPipelineStages)", isStageCount},
     {TileDialect::NumWarpsAttrHelper::getNameStr(), "the module", isModule,
      "a positive integer", isPositiveInt},
     {TileDialect::WarpSpecializeAttrHelper::getNameStr(), "the module",

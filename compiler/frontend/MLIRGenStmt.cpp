@@ -159,9 +159,10 @@ LogicalResult MLIRGenImpl::genFor(const ForStmtAST &s) {
     FailureOr<int64_t> v = genConstInt(*stagesExpr, "range() stages");
     if (failed(v))
       return failure();
-    if (*v < 1 || *v > 8) {
+    if (*v < 1 || *v > mlir::tile::kMaxPipelineStages) {
       diags.error(stagesExpr->loc(),
-                  "range() stages must be between 1 and 8, got " +
+                  "range() stages must be between 1 and " +
+                      llvm::Twine(mlir::tile::kMaxPipelineStages) + ", got " +
                       llvm::Twine(*v));
       return failure();
     }

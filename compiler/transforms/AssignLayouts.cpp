@@ -32,14 +32,24 @@ struct AssignLayoutsPass
     getOperation()->setAttr(
         tile::TileDialect::NumWarpsAttrHelper::getNameStr(),
         IntegerAttr::get(IntegerType::get(&getContext(), 32), numWarps));
-    getOperation().walk([&](func::FuncOp func) {
+    WalkResult result = getOperation().walk([&](func::FuncOp func) {
       if (func.isExternal())
-        return;
+        return WalkResult::advance();
+      // Layouts change tensor types; a function's results would keep the
+      // old ones. Kernels return nothing (helpers are inlined before).
+      if (llvm::any_of(func.getResultTypes(), llvm::IsaPred<TensorType>)) {
+        func.emitError() << "tile-assign-layouts lays out kernels, which "
+                            "return nothing; this function returns a tensor";
+        return WalkResult::interrupt();
+      }
       collectAccessWidths(func);
       dotPlan.emplace(func, numWarps, warpgroups,
                       ownsNarrowDots(getOperation(), ownNarrowDots));
       assignBlock(func.getBody().front());
+      return WalkResult::advance();
     });
+    if (result.wasInterrupted())
+      signalPassFailure();
   }
 
 private:

@@ -43,6 +43,18 @@ module attributes {tile.num_warps = 0 : i32} {
 
 // -----
 
+// A stage count the pipeliner would allocate shared memory for, per stage.
+func.func @too_many_stages() {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  // expected-error @+1 {{'tile.num_stages' must be an integer in 1..8 (kMaxPipelineStages), got 2147483647 : i32}}
+  scf.for %i = %c0 to %c1 step %c1 {
+  } {tile.num_stages = 2147483647 : i32}
+  return
+}
+
+// -----
+
 func.func @stages_on_function() {
   %c0 = arith.constant 0 : index
   // expected-error @+1 {{'tile.num_stages' belongs on an scf.for loop}}

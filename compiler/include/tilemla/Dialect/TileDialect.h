@@ -43,6 +43,10 @@ struct WgmmaGroupResource
 #include "tilemla/Dialect/TileOps.h.inc"
 
 namespace mlir::tile {
+/// The most stages a pipelined loop (`tile.num_stages`, `range(...,
+/// stages=S)`) may have: each holds a tile of every operand it streams in
+/// shared memory.
+constexpr int64_t kMaxPipelineStages = 8;
 /// The distributed layout of a tensor type, or null.
 DistributedLayoutAttr getLayout(Type type);
 /// The warpgroup that alone holds tensors of `type` (an owned #tile.mma
