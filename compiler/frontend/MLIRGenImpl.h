@@ -101,6 +101,10 @@ inline llvm::ArrayRef<int64_t> shapeOf(mlir::Type t) {
 
 class MLIRGenImpl {
 public:
+  /// The most dimensions a tensor may have (layouts and their lowering
+  /// walk every dimension; kernels use up to 3).
+  static constexpr size_t kMaxTensorRank = 8;
+
   MLIRGenImpl(mlir::MLIRContext &ctx, const ModuleAST &module,
               DiagnosticEngine &diags);
 

@@ -328,6 +328,12 @@ FailureOr<TValue> MLIRGenImpl::genIndex(const IndexExprAST &e) {
       return failure();
     }
     SmallVector<int64_t> shape(shapeOf(v.getType()));
+    if (shape.size() >= kMaxTensorRank) {
+      diags.error(item->loc(), "a tensor has at most " +
+                                   llvm::Twine(kMaxTensorRank) +
+                                   " dimensions; this 'None' adds one more");
+      return failure();
+    }
     shape.insert(shape.begin() + out, 1);
     if (shape.size() == 1)
       v = tile::SplatOp::create(builder, loc(item->loc()),
@@ -430,6 +436,12 @@ FailureOr<SmallVector<int64_t>> MLIRGenImpl::genShape(const ExprAST &e,
     dims.assign(v->elems.begin(), v->elems.end());
   else
     dims.push_back(*v);
+  if (dims.size() > kMaxTensorRank) {
+    diags.error(e.loc(), "a tensor has at most " + llvm::Twine(kMaxTensorRank) +
+                             " dimensions, " + what + " has " +
+                             llvm::Twine(dims.size()));
+    return failure();
+  }
   SmallVector<int64_t> shape;
   int64_t total = 1;
   for (const TValue &d : dims) {

@@ -437,6 +437,29 @@ TEST(MLIRGen, IfMergesVariables) {
   EXPECT_TRUE(contains(r.ir, "scf.yield")) << r.ir;
 }
 
+TEST(MLIRGen, TensorRankIsCapped) {
+  // A rank of 1,001 (from `None` indices or a shape tuple) took minutes and
+  // gigabytes; 8 dimensions is the cap.
+  std::string nones = "kernel k(x: *f32) { a = zeros((2,), f32)[:";
+  for (int i = 0; i < 1000; ++i)
+    nones += ", None";
+  GenResult r = gen(nones + "]; }");
+  EXPECT_TRUE(contains(r.diags, "t.tile:1:87: error: a tensor has at most 8 "
+                                "dimensions; this 'None' adds one more"))
+      << r.diags.substr(0, 300);
+  std::string ones = "kernel k(x: *f32) { a = zeros((1";
+  for (int i = 0; i < 1000; ++i)
+    ones += ", 1";
+  r = gen(ones + "), f32); }");
+  EXPECT_TRUE(contains(r.diags, "error: a tensor has at most 8 dimensions, "
+                                "shape has 1001"))
+      << r.diags.substr(0, 300);
+  // Eight are fine.
+  r = gen("kernel k(x: *f32) { a = zeros((2,), f32)[:, None, None, None, "
+          "None, None, None, None]; }");
+  EXPECT_EQ(r.diags, "");
+}
+
 TEST(MLIRGen, SemanticErrors) {
   GenResult r = gen("kernel k(x: *f32, n: i32, B: constexpr) {\n"
                     "  a = arange(0, 12);\n"
