@@ -241,6 +241,21 @@ std::optional<KernelParam> paramFromJson(const llvm::json::Value &value) {
 }
 } // namespace
 
+/// SHA-256 of the metadata without its own checksum field (llvm::json
+/// prints an object's keys sorted: one text per content).
+std::string metaChecksum(llvm::json::Object meta) {
+  meta.erase("meta_sha256");
+  std::string text;
+  llvm::raw_string_ostream(text)
+      << llvm::formatv("{0}", llvm::json::Value(std::move(meta)));
+  return sha256Hex(text);
+}
+
+bool metaChecksumHolds(const llvm::json::Object &meta) {
+  std::optional<llvm::StringRef> stored = meta.getString("meta_sha256");
+  return stored && *stored == metaChecksum(meta);
+}
+
 std::optional<Artifact> loadFromDisk(const fs::path &root,
                                      const std::string &key) {
   fs::path folder = entryFolder(root, key);
@@ -253,7 +268,7 @@ std::optional<Artifact> loadFromDisk(const fs::path &root,
     return std::nullopt;
   }
   const llvm::json::Object *meta = parsed->getAsObject();
-  if (!meta)
+  if (!meta || !metaChecksumHolds(*meta))
     return std::nullopt;
   auto text = [&](const char *field) -> std::string {
     auto value = meta->getString(field);
@@ -268,9 +283,17 @@ std::optional<Artifact> loadFromDisk(const fs::path &root,
   if (!target)
     return std::nullopt;
   artifact.target = *target;
-  artifact.numWarps = meta->getInteger("num_warps").value_or(0);
-  artifact.producerWarps = meta->getInteger("producer_warps").value_or(0);
-  artifact.sharedBytes = meta->getInteger("shared_bytes").value_or(0);
+  // Launch fields within what any program can have (the checksum catches
+  // edits; this, whatever wrote them).
+  std::optional<int64_t> warps = meta->getInteger("num_warps"),
+                         producers = meta->getInteger("producer_warps"),
+                         shared = meta->getInteger("shared_bytes");
+  if (!warps || *warps < 1 || *warps > 32 || !producers || *producers < 0 ||
+      *producers > 32 || !shared || *shared < 0 || *shared > (1 << 20))
+    return std::nullopt;
+  artifact.numWarps = unsigned(*warps);
+  artifact.producerWarps = unsigned(*producers);
+  artifact.sharedBytes = unsigned(*shared);
   artifact.assemblerLog = text("assembler_log");
   const llvm::json::Array *params = meta->getArray("params");
   if (!params)
@@ -314,6 +337,7 @@ void storeToDisk(const fs::path &root, const Artifact &artifact) {
       {"ptx_sha256", sha256Hex(artifact.ptx)},
       {"cubin_sha256", artifact.cubin.empty() ? "" : sha256Hex(artifact.cubin)},
       {"assembler_log", artifact.assemblerLog}};
+  meta["meta_sha256"] = metaChecksum(meta);
   std::string metaText;
   llvm::raw_string_ostream(metaText)
       << llvm::formatv("{0:2}", llvm::json::Value(std::move(meta)));

@@ -264,6 +264,20 @@ TEST_F(KernelCacheTest, DamagedSignaturesAreNotTrusted) {
   EXPECT_FALSE(trustedAfter("\"params\": [", "\"params\": [\"*f32\", "))
       << "a parameter in the old text form";
   EXPECT_FALSE(trustedAfter("\"params\"", "\"parameters\"")) << "no signature";
+  // Launch fields are covered by the metadata's checksum.
+  EXPECT_FALSE(trustedAfter("\"shared_bytes\": 1024", "\"shared_bytes\": 2048"))
+      << "an edited launch field";
+  EXPECT_FALSE(trustedAfter("\"name\": \"signature\"", "\"name\": \"other\""))
+      << "an edited name";
+  EXPECT_FALSE(trustedAfter("\"meta_sha256\"", "\"checksum\""))
+      << "no checksum";
+  // Launch fields no program has are refused even with a valid checksum.
+  for (unsigned warps : {0u, 33u, 4294967289u}) {
+    Artifact odd = stored;
+    odd.numWarps = warps;
+    storeToDisk(dir, odd);
+    EXPECT_FALSE(loadFromDisk(dir, stored.key).has_value()) << warps;
+  }
   EXPECT_TRUE(trustedAfter("", "")) << "the healthy entry";
 }
 
