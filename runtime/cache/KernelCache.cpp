@@ -10,6 +10,7 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/SHA256.h"
 #include <cctype>
+#include <chrono>
 #include <cstdlib>
 #include <fmt/format.h>
 #include <fstream>
@@ -161,9 +162,37 @@ bool writeFileAtomically(const fs::path &path, const std::string &data) {
   }
   std::error_code error;
   fs::rename(temp, path, error);
-  if (error)
-    fs::remove(temp, error);
+  if (error && fs::is_directory(path)) {
+    // Something made a folder where the entry's file belongs: repair it
+    // (else every process would recompile this key forever).
+    std::error_code ignored;
+    fs::remove_all(path, ignored);
+    error.clear();
+    fs::rename(temp, path, error);
+  }
+  if (error) {
+    std::error_code ignored;
+    fs::remove(temp, ignored);
+  }
   return !error;
+}
+
+/// Clears the way for an entry's folder: a file where a folder belongs is
+/// removed, and so are temporary files a process that died left behind (an
+/// hour old: a living writer renames its own within seconds).
+void prepareEntryFolder(const fs::path &folder) {
+  std::error_code error;
+  for (const fs::path &dir : {folder.parent_path(), folder})
+    if (fs::exists(dir, error) && !fs::is_directory(dir, error))
+      fs::remove(dir, error);
+  fs::create_directories(folder, error);
+  if (error)
+    return;
+  const auto stale = fs::file_time_type::clock::now() - std::chrono::hours(1);
+  for (const fs::directory_entry &file : fs::directory_iterator(folder, error))
+    if (file.path().filename().string().find(".tmp.") != std::string::npos &&
+        file.last_write_time(error) < stale)
+      fs::remove(file.path(), error);
 }
 
 fs::path entryFolder(const fs::path &root, const std::string &key) {
@@ -317,9 +346,8 @@ std::optional<Artifact> loadFromDisk(const fs::path &root,
 
 void storeToDisk(const fs::path &root, const Artifact &artifact) {
   fs::path folder = entryFolder(root, artifact.key);
-  std::error_code error;
-  fs::create_directories(folder, error);
-  if (error)
+  prepareEntryFolder(folder);
+  if (!fs::is_directory(folder))
     return;
   llvm::json::Array params;
   for (const KernelParam &param : artifact.params)

@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
 #include <sys/wait.h>
@@ -187,6 +188,29 @@ TEST_F(KernelCacheTest, TruncatedOrCorruptEntriesAreRecompiled) {
   EXPECT_TRUE(recompiles());
   // And a healthy entry is not recompiled.
   EXPECT_FALSE(recompiles());
+  // A folder where the PTX belongs, a file where the entry's folder
+  // belongs: recompiled once, then repaired.
+  fs::remove(folder / "kernel.ptx");
+  fs::create_directories(folder / "kernel.ptx" / "inside");
+  EXPECT_TRUE(recompiles());
+  EXPECT_FALSE(recompiles());
+  fs::remove_all(folder);
+  std::ofstream(folder) << "not a folder";
+  EXPECT_TRUE(recompiles());
+  EXPECT_TRUE(fs::is_directory(folder));
+  EXPECT_FALSE(recompiles());
+  // A dead writer's temporary file goes when the entry is written again
+  // (an hour old); a fresh one may be a living writer's and stays.
+  fs::path old = folder / "kernel.ptx.tmp.1.0",
+           fresh = folder / "meta.json.tmp.2.0";
+  std::ofstream(old) << "partial";
+  std::ofstream(fresh) << "partial";
+  fs::last_write_time(old,
+                      fs::file_time_type::clock::now() - std::chrono::hours(2));
+  fs::remove(folder / "meta.json");
+  EXPECT_TRUE(recompiles());
+  EXPECT_FALSE(fs::exists(old));
+  EXPECT_TRUE(fs::exists(fresh));
 }
 
 /// An entry with every kind of parameter; the PTX is a placeholder (nothing
