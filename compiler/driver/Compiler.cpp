@@ -20,6 +20,8 @@
 #include "llvm/Support/SourceMgr.h"
 
 #include <iterator>
+#include <mutex>
+#include <set>
 
 using namespace mlir;
 
@@ -166,8 +168,10 @@ OwningOpRef<ModuleOp> generateTileIR(const SourceFile &file,
 class StageDumps {
 public:
   explicit StageDumps(const std::string &folder) : folder(folder) {
-    if (!folder.empty())
-      llvm::sys::fs::create_directories(folder);
+    if (folder.empty())
+      return;
+    if (std::error_code error = llvm::sys::fs::create_directories(folder))
+      warnOnce(error);
   }
   /// Dumps are best effort: a failed write (a full disk) is dropped, as a
   /// raw_fd_ostream with a pending error would end the process.
@@ -190,13 +194,26 @@ public:
       llvm::sys::path::append(path, kFileNames[unsigned(stage)]);
       std::error_code error;
       file = std::make_unique<llvm::raw_fd_ostream>(path, error);
-      if (error)
+      if (error) {
         file = nullptr;
+        warnOnce(error);
+      }
     }
     return file.get();
   }
 
 private:
+  /// Dumps are asked for by the user: say once per folder, on stderr, that
+  /// they are not being written.
+  void warnOnce(std::error_code error) {
+    static std::mutex mutex;
+    static std::set<std::string> warned;
+    std::lock_guard<std::mutex> lock(mutex);
+    if (warned.insert(folder).second)
+      llvm::errs() << "tilemla: cannot write stage dumps to '" << folder
+                   << "' (" << error.message() << "); they are skipped\n";
+  }
+
   static constexpr const char *kFileNames[] = {
       "0-ast.txt",   "1-tile.mlir", "2-tile-gpu.mlir",
       "3-llvm.mlir", "4-llvm.ll",   "5-kernel.ptx"};

@@ -11,11 +11,13 @@
 #include "llvm/Support/SHA256.h"
 #include <cctype>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <fmt/format.h>
 #include <fstream>
 #include <future>
 #include <mutex>
+#include <set>
 #include <sstream>
 #include <unistd.h>
 
@@ -344,11 +346,26 @@ std::optional<Artifact> loadFromDisk(const fs::path &root,
   return artifact;
 }
 
+/// Says once per cache folder, on stderr, that kernels are not being cached
+/// there: a library must not fail for it, nor stay silent.
+void warnUnusableCache(const fs::path &root, const std::string &why) {
+  static std::mutex mutex;
+  static std::set<std::string> warned;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (warned.insert(root.string()).second)
+    std::fprintf(stderr,
+                 "tilemla: the kernel cache folder '%s' is not usable (%s); "
+                 "kernels are compiled but not cached\n",
+                 root.string().c_str(), why.c_str());
+}
+
 void storeToDisk(const fs::path &root, const Artifact &artifact) {
   fs::path folder = entryFolder(root, artifact.key);
   prepareEntryFolder(folder);
-  if (!fs::is_directory(folder))
+  if (!fs::is_directory(folder)) {
+    warnUnusableCache(root, "cannot create " + folder.string());
     return;
+  }
   llvm::json::Array params;
   for (const KernelParam &param : artifact.params)
     params.push_back(paramToJson(param));
@@ -370,12 +387,11 @@ void storeToDisk(const fs::path &root, const Artifact &artifact) {
   llvm::raw_string_ostream(metaText)
       << llvm::formatv("{0:2}", llvm::json::Value(std::move(meta)));
   // The metadata goes last: it names the checksums the other files must have.
-  if (!writeFileAtomically(folder / "kernel.ptx", artifact.ptx))
-    return;
-  if (!artifact.cubin.empty() &&
-      !writeFileAtomically(folder / "kernel.cubin", artifact.cubin))
-    return;
-  writeFileAtomically(folder / "meta.json", metaText);
+  if (!writeFileAtomically(folder / "kernel.ptx", artifact.ptx) ||
+      (!artifact.cubin.empty() &&
+       !writeFileAtomically(folder / "kernel.cubin", artifact.cubin)) ||
+      !writeFileAtomically(folder / "meta.json", metaText))
+    warnUnusableCache(root, "cannot write in " + folder.string());
 }
 
 std::shared_ptr<const Artifact> getArtifact(const CompileRequest &request) {

@@ -3,6 +3,7 @@
 #include "../../runtime/cache/KernelCache.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -105,5 +106,48 @@ TEST(RuntimeTest, DumpDirGetsEveryStage) {
                                              "2-tile-gpu.mlir", "3-llvm.mlir",
                                              "4-llvm.ll", "5-kernel.ptx"}));
   fs::remove_all(pattern);
+}
+
+TEST(RuntimeTest, UnusableFoldersAreReportedOnce) {
+  // A regular file where the dump folder and the cache folder should be:
+  // the compile works, and stderr says once per folder what is skipped.
+  char pattern[] = "/tmp/tilemla-not-a-folder-XXXXXX";
+  int fd = mkstemp(pattern);
+  ASSERT_GE(fd, 0);
+  close(fd);
+  std::string file = pattern;
+  setenv("TILEMLA_DUMP_DIR", (file + "/dumps").c_str(), 1);
+  setenv("TILEMLA_CACHE_DIR", (file + "/cache").c_str(), 1);
+  unsetenv("TILEMLA_CACHE");
+  runtime::CompileRequest request;
+  request.sourcePath = "unusable.tile";
+  request.target = *GpuTarget::parse("sm_80");
+  testing::internal::CaptureStderr();
+  for (const char *n : {"32", "64"}) { // two compiles, two keys
+    runtime::clearMemoryCache();
+    request.sourceText = std::string("kernel unusable(x: *f32) { store(x + "
+                                     "arange(0, ") +
+                         n + "), zeros((" + n + ",), f32)); }";
+    EXPECT_FALSE(runtime::getArtifact(request)->ptx.empty());
+  }
+  std::string err = testing::internal::GetCapturedStderr();
+  unsetenv("TILEMLA_DUMP_DIR");
+  unsetenv("TILEMLA_CACHE_DIR");
+  fs::remove(file);
+  auto count = [&](const std::string &what) {
+    size_t n = 0;
+    for (size_t at = err.find(what); at != std::string::npos;
+         at = err.find(what, at + 1))
+      ++n;
+    return n;
+  };
+  EXPECT_EQ(count("tilemla: the kernel cache folder '" + file +
+                  "/cache' is not usable"),
+            1u)
+      << err;
+  EXPECT_EQ(count("tilemla: cannot write stage dumps to '" + file +
+                  "/dumps/unusable-"),
+            2u)
+      << err; // one folder per compile
 }
 } // namespace
