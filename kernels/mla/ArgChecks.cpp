@@ -9,6 +9,11 @@
 #include <numeric>
 
 namespace tilemla::mla {
+namespace {
+bool isEmpty(const TensorView &view) {
+  return std::find(view.shape.begin(), view.shape.end(), 0) != view.shape.end();
+}
+} // namespace
 
 std::string shapeString(const std::vector<int64_t> &shape) {
   return fmt::format("[{}]", fmt::join(shape, ", "));
@@ -39,8 +44,7 @@ void checkView(const char *name, const TensorView &view,
                               view.strides[i], i));
   // Counting the elements could overflow: a view is empty iff a dimension
   // is.
-  bool empty =
-      std::find(view.shape.begin(), view.shape.end(), 0) != view.shape.end();
+  bool empty = isEmpty(view);
   if (!empty && !view.data)
     throw Error(fmt::format("{}: null data pointer", name));
   if (!empty && reinterpret_cast<uintptr_t>(view.data) % dtypeSize(view.dtype))
@@ -88,6 +92,8 @@ int64_t lastOffset(const TensorView &view) {
 }
 
 void checkNoSelfOverlap(const char *name, const TensorView &view) {
+  if (isEmpty(view))
+    return;
   // Dimensions by increasing stride: each must step past everything the
   // smaller ones span.
   // (No allocation: this runs on every call; the views have rank <= 4.)
@@ -121,7 +127,7 @@ void checkNoAlias(const char *name, const TensorView &out,
         dtypeSize(v.dtype);
     return std::make_pair((unsigned __int128)begin, end);
   };
-  if (!out.data || !other.data)
+  if (!out.data || !other.data || isEmpty(out) || isEmpty(other))
     return;
   auto [a0, a1] = range(out);
   auto [b0, b1] = range(other);

@@ -392,23 +392,6 @@ void TritonMLAImpl::run(const TensorView &qNope, const TensorView &qPe,
   const DType lseType = opts.lseDtype == LseDType::F32 ? DType::F32 : dtype;
   if (lse)
     checkView("lse", *lse, {B, heads}, {lseType}, device);
-  // Each output element has a place of its own, apart from the inputs'.
-  // (q_pe is q when not paired.)
-  const std::pair<const char *, const TensorView *> inputs[] = {
-      {qName, &qNope},
-      {"kv_cache", &kv},
-      {"block_table", &bt},
-      {"seq_lens", &lens},
-      {paired ? "q_pe" : qName, paired ? &qPe : &qNope}};
-  checkNoSelfOverlap("o", o);
-  for (auto [name, view] : inputs)
-    checkNoAlias("o", o, name, *view);
-  if (lse) {
-    checkNoSelfOverlap("lse", *lse);
-    for (auto [name, view] : inputs)
-      checkNoAlias("lse", *lse, name, *view);
-    checkNoAlias("lse", *lse, "o", o);
-  }
 
   // Strides the kernels take as i32 (the page stride is i64).
   int32_t sqnB = i32Stride(qName, qNope.strides[0]),
@@ -431,6 +414,23 @@ void TritonMLAImpl::run(const TensorView &qNope, const TensorView &qPe,
   checkI32Extent("o", o);
   if (lse)
     checkI32Extent("lse", *lse);
+  // Each output element has a place of its own, apart from the inputs'.
+  // (q_pe is q when not paired.)
+  const std::pair<const char *, const TensorView *> inputs[] = {
+      {qName, &qNope},
+      {"kv_cache", &kv},
+      {"block_table", &bt},
+      {"seq_lens", &lens},
+      {paired ? "q_pe" : qName, paired ? &qPe : &qNope}};
+  checkNoSelfOverlap("o", o);
+  for (auto [name, view] : inputs)
+    checkNoAlias("o", o, name, *view);
+  if (lse) {
+    checkNoSelfOverlap("lse", *lse);
+    for (auto [name, view] : inputs)
+      checkNoAlias("lse", *lse, name, *view);
+    checkNoAlias("lse", *lse, "o", o);
+  }
 
   if (device < 0)
     throw Error("TritonMLAImpl: constructed with options.device = -1 (no "
