@@ -15,10 +15,12 @@
 // Tensors are views (TensorView): pointer, dtype, shape, strides (elements)
 // and device. Every mismatch of shape, dtype, stride or device throws
 // tilemla::Error naming the argument and what was expected, before anything
-// touches the GPU. forward_decode writes into caller-provided outputs,
-// allocates nothing, never synchronizes the host and never reads device
-// memory to decide a launch (the first call of a specialization JIT-compiles
-// it; warm it up before capturing a CUDA graph).
+// touches the GPU; so do pointers not aligned to their elements, views the
+// kernels cannot index in 32 bits, and outputs whose elements overlap or
+// share memory with the inputs. forward_decode writes into caller-provided
+// outputs, allocates nothing, never synchronizes the host and never reads
+// device memory to decide a launch (the first call of a specialization
+// JIT-compiles it; warm it up before capturing a CUDA graph).
 //
 //===----------------------------------------------------------------------===//
 #ifndef TILEMLA_MLA_TRITONMLA_H
