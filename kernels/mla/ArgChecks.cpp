@@ -13,6 +13,17 @@ namespace {
 bool isEmpty(const TensorView &view) {
   return std::find(view.shape.begin(), view.shape.end(), 0) != view.shape.end();
 }
+
+/// The largest element offset of `view`'s dimensions from `firstDim` on
+/// (strides checked non-negative); saturates, as shapes and strides are the
+/// caller's, possibly huge.
+int64_t lastOffset(const TensorView &view, size_t firstDim = 0) {
+  __int128 last = 0;
+  for (size_t i = firstDim; i < view.shape.size(); ++i)
+    if (view.shape[i] > 1)
+      last += __int128(view.shape[i] - 1) * view.strides[i];
+  return last > INT64_MAX ? INT64_MAX : int64_t(last);
+}
 } // namespace
 
 std::string shapeString(const std::vector<int64_t> &shape) {
@@ -67,28 +78,13 @@ int32_t i32Stride(const char *name, int64_t stride) {
   return int32_t(stride);
 }
 
-void checkI32Extent(const char *name, const TensorView &view) {
-  int64_t last = 0; // the largest element offset
-  for (size_t i = 0; i < view.shape.size(); ++i) {
-    if (view.shape[i] <= 1 || view.strides[i] == 0)
-      continue;
-    if (view.shape[i] - 1 > (int64_t(INT32_MAX) - last) / view.strides[i])
-      throw Error(fmt::format("{}: shape {} with strides {} reaches past "
-                              "element 2^31 - 1; the kernels index it in 32 "
-                              "bits",
-                              name, shapeString(view.shape),
-                              shapeString(view.strides)));
-    last += (view.shape[i] - 1) * view.strides[i];
-  }
-}
-
-int64_t lastOffset(const TensorView &view) {
-  // Saturates: shapes and strides are the caller's, possibly huge.
-  __int128 last = 0;
-  for (size_t i = 0; i < view.shape.size(); ++i)
-    if (view.shape[i] > 1)
-      last += __int128(view.shape[i] - 1) * view.strides[i];
-  return last > INT64_MAX ? INT64_MAX : int64_t(last);
+void checkI32Extent(const char *name, const TensorView &view, size_t firstDim) {
+  if (lastOffset(view, firstDim) > INT32_MAX)
+    throw Error(fmt::format("{}: shape {} with strides {} reaches past "
+                            "element 2^31 - 1; the kernels index it in 32 "
+                            "bits",
+                            name, shapeString(view.shape),
+                            shapeString(view.strides)));
 }
 
 void checkNoSelfOverlap(const char *name, const TensorView &view) {

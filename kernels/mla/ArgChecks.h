@@ -23,10 +23,9 @@ void checkUnitLastStride(const char *name, const TensorView &view);
 /// A stride the kernels take as i32.
 int32_t i32Stride(const char *name, int64_t stride);
 /// Views the kernels index in 32 bits (index times stride, summed over the
-/// dimensions): every element's offset must fit.
-void checkI32Extent(const char *name, const TensorView &view);
-/// The largest element offset of a view (strides checked non-negative).
-int64_t lastOffset(const TensorView &view);
+/// dimensions from `firstDim` on): every element's offset must fit.
+void checkI32Extent(const char *name, const TensorView &view,
+                    size_t firstDim = 0);
 /// Outputs: no two elements in one place (a stride of 0, rows narrower
 /// than R, ...).
 void checkNoSelfOverlap(const char *name, const TensorView &view);

@@ -408,9 +408,8 @@ void TritonMLAImpl::run(const TensorView &qNope, const TensorView &qPe,
   if (paired)
     checkI32Extent("q_pe", qPe);
   checkI32Extent("block_table", bt);
-  TensorView kvPage = kv; // pages are addressed in 64 bits, rows in 32
-  kvPage.shape[0] = 1;
-  checkI32Extent("kv_cache", kvPage);
+  // Pages are addressed in 64 bits, a page's rows in 32.
+  checkI32Extent("kv_cache", kv, /*firstDim=*/1);
   checkI32Extent("o", o);
   if (lse)
     checkI32Extent("lse", *lse);
