@@ -7,6 +7,7 @@
 #include "tilemla/Frontend/AST.h"
 #include "tilemla/Frontend/MLIRGen.h"
 #include "tilemla/Frontend/Parser.h"
+#include "tilemla/Support/WarnOnce.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -20,8 +21,6 @@
 #include "llvm/Support/SourceMgr.h"
 
 #include <iterator>
-#include <mutex>
-#include <set>
 
 using namespace mlir;
 
@@ -206,12 +205,9 @@ private:
   /// Dumps are asked for by the user: say once per folder, on stderr, that
   /// they are not being written.
   void warnOnce(std::error_code error) {
-    static std::mutex mutex;
-    static std::set<std::string> warned;
-    std::lock_guard<std::mutex> lock(mutex);
-    if (warned.insert(folder).second)
-      llvm::errs() << "tilemla: cannot write stage dumps to '" << folder
-                   << "' (" << error.message() << "); they are skipped\n";
+    tilemla::warnOnce("dumps:" + folder, "cannot write stage dumps to '" +
+                                             folder + "' (" + error.message() +
+                                             "); they are skipped");
   }
 
   static constexpr const char *kFileNames[] = {

@@ -4,6 +4,7 @@
 #include "../cuda/PtxToCubin.h"
 #include "tilemla/Runtime.h"
 #include "tilemla/Support/TensorDescriptorABI.h"
+#include "tilemla/Support/WarnOnce.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -11,13 +12,11 @@
 #include "llvm/Support/SHA256.h"
 #include <cctype>
 #include <chrono>
-#include <cstdio>
 #include <cstdlib>
 #include <fmt/format.h>
 #include <fstream>
 #include <future>
 #include <mutex>
-#include <set>
 #include <sstream>
 #include <unistd.h>
 
@@ -346,17 +345,12 @@ std::optional<Artifact> loadFromDisk(const fs::path &root,
   return artifact;
 }
 
-/// Says once per cache folder, on stderr, that kernels are not being cached
-/// there: a library must not fail for it, nor stay silent.
+/// Kernels still compile; the user hears once per folder why nothing is
+/// cached.
 void warnUnusableCache(const fs::path &root, const std::string &why) {
-  static std::mutex mutex;
-  static std::set<std::string> warned;
-  std::lock_guard<std::mutex> lock(mutex);
-  if (warned.insert(root.string()).second)
-    std::fprintf(stderr,
-                 "tilemla: the kernel cache folder '%s' is not usable (%s); "
-                 "kernels are compiled but not cached\n",
-                 root.string().c_str(), why.c_str());
+  warnOnce("cache:" + root.string(),
+           "the kernel cache folder '" + root.string() + "' is not usable (" +
+               why + "); kernels are compiled but not cached");
 }
 
 void storeToDisk(const fs::path &root, const Artifact &artifact) {
