@@ -233,18 +233,25 @@ FailureOr<TValue> MLIRGenImpl::binaryOp(BinaryOp op, const TValue &lhs,
         arith::CmpIOp::create(builder, lc, chosen.onIntegers, x, y));
   }
 
+  // The language lets a * b + c (and a * b - c) be computed as one fma,
+  // rounded once, as C's FP_CONTRACT does: the source's multiplies, adds and
+  // subtracts say so with `contract`. Arithmetic the compiler adds itself (a
+  // reduction's combine steps, a dot's partial sums) does not, so that
+  // threads that hold the same reduced value compute it bit for bit alike.
+  auto contract = arith::FastMathFlagsAttr::get(builder.getContext(),
+                                                arith::FastMathFlags::contract);
   Value r;
   switch (op) {
   case BinaryOp::Add:
-    r = isFloat ? (Value)arith::AddFOp::create(builder, lc, x, y)
+    r = isFloat ? (Value)arith::AddFOp::create(builder, lc, x, y, contract)
                 : (Value)arith::AddIOp::create(builder, lc, x, y);
     break;
   case BinaryOp::Sub:
-    r = isFloat ? (Value)arith::SubFOp::create(builder, lc, x, y)
+    r = isFloat ? (Value)arith::SubFOp::create(builder, lc, x, y, contract)
                 : (Value)arith::SubIOp::create(builder, lc, x, y);
     break;
   case BinaryOp::Mul:
-    r = isFloat ? (Value)arith::MulFOp::create(builder, lc, x, y)
+    r = isFloat ? (Value)arith::MulFOp::create(builder, lc, x, y, contract)
                 : (Value)arith::MulIOp::create(builder, lc, x, y);
     break;
   case BinaryOp::Div:

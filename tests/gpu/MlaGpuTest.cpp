@@ -365,6 +365,21 @@ TEST_F(MlaGpuTest, PeakySoftmax) {
   d.lens = {300, 7};
   family("peaky softmax (scale 0.5)", {{c, SP::Auto}, {d, SP::Fixed4}});
 }
+
+// The kernels take the running maximum over unscaled scores: a negative
+// scale (the softmax of -|scale| q.k) and a zero one (uniform weights) must
+// still be right, on the cp.async path and the warp-specialized TMA one.
+TEST_F(MlaGpuTest, NegativeAndZeroScale) {
+  std::vector<Run> runs;
+  for (double scale : {-0.5, -0.0416, 0.0})
+    for (int H : {16, 128}) {
+      MlaCase c = mk(H, 64, {1000, 7, 0, 129});
+      c.scale = scale;
+      c.contiguousPages = H == 128;
+      runs.push_back({c, H == 16 ? SP::Fixed4 : SP::Auto});
+    }
+  family("negative and zero scales", runs);
+}
 } // namespace
 
 namespace {

@@ -1,5 +1,6 @@
 // Elementwise arith/math on tensors: the scalar op once per register, then
-// NVPTX's approximate special functions: exp(x) = exp2(x * log2(e)),
+// NVPTX's approximate special functions: exp(x) = exp2(x * log2(e)), exp2
+// flushing results below 2^-126 to zero (ex2.approx.ftz),
 // log(x) = lg2.approx(x) * ln(2); f16/bf16 widen to f32 around them.
 // RUN: tile-opt %s -convert-tile-to-llvm -canonicalize | FileCheck %s
 
@@ -15,17 +16,17 @@
 // CHECK-NEXT: %[[A1:.*]] = llvm.fadd %[[X1]], %[[X1]] : f32
 // exp
 // CHECK-NEXT: %[[S0:.*]] = llvm.fmul %[[A0]], %[[LOG2E]] : f32
-// CHECK-NEXT: %[[E0:.*]] = llvm.intr.exp2(%[[S0]]) : (f32) -> f32
+// CHECK-NEXT: %[[E0:.*]] = llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"(%[[S0]]) : (f32) -> f32
 // CHECK-NEXT: %[[S1:.*]] = llvm.fmul %[[A1]], %[[LOG2E]] : f32
-// CHECK-NEXT: %[[E1:.*]] = llvm.intr.exp2(%[[S1]]) : (f32) -> f32
+// CHECK-NEXT: %[[E1:.*]] = llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"(%[[S1]]) : (f32) -> f32
 // log
 // CHECK-NEXT: %[[G0:.*]] = llvm.call_intrinsic "llvm.nvvm.lg2.approx.f"(%[[E0]]) : (f32) -> f32
 // CHECK-NEXT: %[[L0:.*]] = llvm.fmul %[[G0]], %[[LN2]] : f32
 // CHECK-NEXT: %[[G1:.*]] = llvm.call_intrinsic "llvm.nvvm.lg2.approx.f"(%[[E1]]) : (f32) -> f32
 // CHECK-NEXT: %[[L1:.*]] = llvm.fmul %[[G1]], %[[LN2]] : f32
 // exp2 and log2 map directly
-// CHECK-NEXT: %[[F0:.*]] = llvm.intr.exp2(%[[L0]]) : (f32) -> f32
-// CHECK-NEXT: %[[F1:.*]] = llvm.intr.exp2(%[[L1]]) : (f32) -> f32
+// CHECK-NEXT: %[[F0:.*]] = llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"(%[[L0]]) : (f32) -> f32
+// CHECK-NEXT: %[[F1:.*]] = llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"(%[[L1]]) : (f32) -> f32
 // CHECK-NEXT: %[[H0:.*]] = llvm.call_intrinsic "llvm.nvvm.lg2.approx.f"(%[[F0]]) : (f32) -> f32
 // CHECK-NEXT: %[[H1:.*]] = llvm.call_intrinsic "llvm.nvvm.lg2.approx.f"(%[[F1]]) : (f32) -> f32
 // CHECK-NOT: math.
@@ -33,7 +34,7 @@
 // CHECK: %[[Y0:.*]] = llvm.extractelement %{{.*}} : vector<2xf16>
 // CHECK: %[[W0:.*]] = llvm.fpext %[[Y0]] : f16 to f32
 // CHECK-NEXT: %[[T0:.*]] = llvm.fmul %[[W0]], %[[LOG2E]] : f32
-// CHECK-NEXT: %[[U0:.*]] = llvm.intr.exp2(%[[T0]]) : (f32) -> f32
+// CHECK-NEXT: %[[U0:.*]] = llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"(%[[T0]]) : (f32) -> f32
 // CHECK-NEXT: llvm.fptrunc %[[U0]] : f32 to f16
 // bf16 likewise.
 // CHECK: llvm.fpext %{{.*}} : bf16 to f32
