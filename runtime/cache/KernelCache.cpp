@@ -11,13 +11,17 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/SHA256.h"
 #include <cctype>
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <fstream>
 #include <future>
 #include <mutex>
 #include <sstream>
+#include <sys/file.h>
+#include <thread>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
@@ -199,6 +203,50 @@ void prepareEntryFolder(const fs::path &folder) {
 fs::path entryFolder(const fs::path &root, const std::string &key) {
   return root / key.substr(0, 2) / key;
 }
+
+/// An exclusive advisory lock (flock) on `<entry>.lock` beside an entry's
+/// folder, held while one process compiles and stores the entry, so that
+/// processes sharing a cache folder (tensor-parallel ranks starting at once)
+/// compile each kernel once and load what the first one stored. The
+/// kernel drops the lock of a process that dies. Best effort: where the
+/// lock file cannot be made (a read-only folder) or the holder takes
+/// longer than `kLockWait` (a hung compile), the caller compiles unlocked,
+/// which is correct, only duplicated. Lock files stay: deleting one while
+/// another process waits on it would let a third lock a new file.
+class EntryLock {
+public:
+  static constexpr std::chrono::seconds kLockWait{120};
+
+  EntryLock(const fs::path &root, const std::string &key) {
+    fs::path folder = entryFolder(root, key);
+    std::error_code error;
+    fs::create_directories(folder.parent_path(), error);
+    fs::path path = folder;
+    path += ".lock";
+    fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    if (fd < 0)
+      return;
+    const auto deadline = std::chrono::steady_clock::now() + kLockWait;
+    while (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+      if ((errno != EWOULDBLOCK && errno != EINTR) ||
+          std::chrono::steady_clock::now() > deadline) {
+        ::close(fd);
+        fd = -1;
+        return;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+  }
+  ~EntryLock() {
+    if (fd >= 0)
+      ::close(fd); // releases the lock
+  }
+  EntryLock(const EntryLock &) = delete;
+  EntryLock &operator=(const EntryLock &) = delete;
+
+private:
+  int fd = -1;
+};
 
 llvm::json::Object paramToJson(const KernelParam &param) {
   llvm::json::Object object{{"kind", kindName(param.kind)}};
@@ -411,16 +459,28 @@ std::shared_ptr<const Artifact> getArtifact(const CompileRequest &request) {
   try {
     std::shared_ptr<const Artifact> artifact;
     std::optional<fs::path> root = diskCacheDirectory();
-    if (root)
+    auto loadHit = [&] {
       if (std::optional<Artifact> hit = loadFromDisk(*root, key)) {
         cacheStats().diskHits++;
         artifact = std::make_shared<const Artifact>(std::move(*hit));
       }
+    };
+    std::optional<EntryLock> lock;
+    if (root) {
+      loadHit();
+      if (!artifact) {
+        // Another process may be compiling this key: wait for it, then
+        // take what it stored.
+        lock.emplace(*root, key);
+        loadHit();
+      }
+    }
     if (!artifact) {
       artifact = std::make_shared<const Artifact>(compile(request, key));
       if (root)
         storeToDisk(*root, *artifact);
     }
+    lock.reset();
     promise.set_value(artifact);
   } catch (...) {
     // A failed compile is not remembered: the next call tries again.

@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
+#include <vector>
 
 using namespace tilemla::runtime;
 using tilemla::GpuTarget;
@@ -400,6 +401,45 @@ TEST_F(KernelCacheTest, TwoProcessesCompilingOneKeyBothSucceed) {
   auto loaded = loadFromDisk(dir, key);
   ASSERT_TRUE(loaded.has_value()) << "the shared entry is not valid";
   EXPECT_EQ(loaded->name, "scale");
+}
+
+// Eight processes started at once on an empty cache folder (eight ranks of
+// one host): one compiles, the others wait on the entry's lock and load
+// what it stored. Each child says by its exit status which it did.
+TEST_F(KernelCacheTest, EightProcessesCompileOneKeyOnce) {
+  constexpr int kCompiled = 10, kLoaded = 11;
+  std::vector<pid_t> children(8);
+  for (pid_t &child : children) {
+    child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      int status = 1;
+      const unsigned compiles = cacheStats().compiles,
+                     diskHits = cacheStats().diskHits;
+      try {
+        if (getArtifact(request())->name == "scale") {
+          unsigned c = cacheStats().compiles - compiles,
+                   d = cacheStats().diskHits - diskHits;
+          status = c == 1 && d == 0   ? kCompiled
+                   : c == 0 && d == 1 ? kLoaded
+                                      : 2;
+        }
+      } catch (...) {
+      }
+      _exit(status);
+    }
+  }
+  int compiled = 0, loaded = 0;
+  for (pid_t child : children) {
+    int status = 0;
+    waitpid(child, &status, 0);
+    ASSERT_TRUE(WIFEXITED(status));
+    compiled += WEXITSTATUS(status) == kCompiled;
+    loaded += WEXITSTATUS(status) == kLoaded;
+  }
+  EXPECT_EQ(compiled, 1);
+  EXPECT_EQ(loaded, 7);
+  EXPECT_TRUE(loadFromDisk(dir, computeCacheKey(request())).has_value());
 }
 
 TEST_F(KernelCacheTest, CompileErrorsCarryDiagnostics) {
