@@ -466,6 +466,7 @@ void TritonMLAImpl::run(const TensorView &qNope, const TensorView &qPe,
           ? std::min<int64_t>(items, int64_t(numSMs) * opts.persistentWaves)
           : items;
   const LaunchShape shape = launchShape(B, programs);
+  std::lock_guard<std::mutex> oneCallAtATime(callMutex);
   // BatchInvariant's kernels take the most pieces (the workspace's row
   // stride, and the chunk rule's): one specialization whatever the grid.
   const Kernels &kernels =
@@ -479,6 +480,7 @@ void TritonMLAImpl::run(const TensorView &qNope, const TensorView &qPe,
   // without one, stage 1 and 2 never read it.
   void *plan = scheduled ? schedule->data() : nullptr;
   const auto maxBatchArg = KernelArg::i32(int32_t(opts.maxBatch));
+  workspaceOrder.acquire(stream);
   if (scheduled)
     kernels.schedule->launch({1, 1, 1},
                              {KernelArg::pointer(lens.data),
@@ -513,6 +515,7 @@ void TritonMLAImpl::run(const TensorView &qNope, const TensorView &qPe,
        KernelArg::i32(soB), KernelArg::i32(soH), KernelArg::i32(slB),
        KernelArg::i32(slH)},
       stream, kDependentLaunch);
+  workspaceOrder.release(stream);
 }
 
 } // namespace tilemla::mla

@@ -69,6 +69,8 @@ LoadedDriver loadDriver() {
   bind(library, "cuEventDestroy_v2", api.cuEventDestroy, error);
   bind(library, "cuEventRecord", api.cuEventRecord, error);
   bind(library, "cuEventSynchronize", api.cuEventSynchronize, error);
+  bind(library, "cuStreamWaitEvent", api.cuStreamWaitEvent, error);
+  bind(library, "cuStreamIsCapturing", api.cuStreamIsCapturing, error);
   std::string noV2; // older drivers export only cuEventElapsedTime
   if (!bind(library, "cuEventElapsedTime_v2", api.cuEventElapsedTime, noV2))
     bind(library, "cuEventElapsedTime", api.cuEventElapsedTime, error);

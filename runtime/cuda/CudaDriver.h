@@ -31,6 +31,8 @@ constexpr int CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76;
 constexpr int CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN = 97;
 constexpr int CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8;
 constexpr unsigned CU_EVENT_DEFAULT = 0;
+constexpr unsigned CU_EVENT_DISABLE_TIMING = 2;
+constexpr int CU_STREAM_CAPTURE_STATUS_NONE = 0;
 constexpr int CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION = 6;
 constexpr int CU_JIT_INFO_LOG_BUFFER = 3;
 constexpr int CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES = 4;
@@ -131,6 +133,9 @@ struct DriverApi {
   CUresult (*cuEventDestroy)(CUevent);
   CUresult (*cuEventRecord)(CUevent, CUstream);
   CUresult (*cuEventSynchronize)(CUevent);
+  CUresult (*cuStreamWaitEvent)(CUstream, CUevent, unsigned);
+  /// The status is a CUstreamCaptureStatus.
+  CUresult (*cuStreamIsCapturing)(CUstream, int *);
   /// cuEventElapsedTime_v2 where the driver has it (CUDA 12.8+), else the
   /// original entry point (same signature).
   CUresult (*cuEventElapsedTime)(float *, CUevent, CUevent);

@@ -1,4 +1,4 @@
-//===- GpuEvent.cpp - CUDA events for timing stream-ordered work ---------===//
+//===- GpuEvent.cpp - CUDA events: timing and ordering across streams ----===//
 #include "../cuda/CudaDriver.h"
 #include "tilemla/Runtime.h"
 
@@ -79,5 +79,45 @@ float GpuEvent::elapsedMs(const GpuEvent &start, const GpuEvent &end) {
              static_cast<CUevent>(start.event),
              static_cast<CUevent>(end.event));
   return ms;
+}
+namespace {
+bool isCapturing(StreamHandle stream) {
+  int status = CU_STREAM_CAPTURE_STATUS_NONE;
+  TILEMLA_CU(cuStreamIsCapturing, "a stream", static_cast<CUstream>(stream),
+             &status);
+  return status != CU_STREAM_CAPTURE_STATUS_NONE;
+}
+} // namespace
+
+StreamOrder::~StreamOrder() {
+  if (event)
+    driver().cuEventDestroy(static_cast<CUevent>(event)); // no throwing
+}
+
+void StreamOrder::acquire(StreamHandle stream) {
+  if (pending && stream != last && !isCapturing(stream))
+    TILEMLA_CU(cuStreamWaitEvent, "the previous stream's uses",
+               static_cast<CUstream>(stream), static_cast<CUevent>(event), 0u);
+}
+
+void StreamOrder::release(StreamHandle stream) {
+  if (isInterpreterMode())
+    return;
+  // Work captured into a graph runs when the graph is launched: nothing to
+  // wait for now, and an event recorded in a capture cannot be waited for
+  // outside it.
+  pending = false;
+  if (isCapturing(stream))
+    return;
+  if (!event) {
+    CUevent created = nullptr;
+    TILEMLA_CU(cuEventCreate, "a stream-order event", &created,
+               CU_EVENT_DISABLE_TIMING);
+    event = created;
+  }
+  TILEMLA_CU(cuEventRecord, "a stream-order event", static_cast<CUevent>(event),
+             static_cast<CUstream>(stream));
+  last = stream;
+  pending = true;
 }
 } // namespace tilemla

@@ -1,10 +1,11 @@
-//===- MlaGraphTest.cpp - forward_decode captured in a CUDA graph ---------===//
+//===- MlaGraphTest.cpp - forward_decode in CUDA graphs and threads -----===//
 //
 // forward_decode allocates nothing and never synchronizes, so a CUDA graph
 // can capture it: the test captures one call on a stream, then replays the
 // graph after uploading new inputs (q, KV cache, block table) into the same
 // buffers, and checks every replay against the fp64 reference. The graph API
 // is reached through libcuda.so.1 directly (dlopen), as a framework would.
+// Then host threads call forward_decode at once, each on its own stream.
 //
 //===----------------------------------------------------------------------===//
 #include "../common/DynamicLibrary.h"
@@ -15,6 +16,9 @@
 #include <algorithm>
 #include <dlfcn.h>
 #include <gtest/gtest.h>
+#include <memory>
+#include <thread>
+#include <vector>
 
 using namespace tilemla;
 using namespace tilemla::test;
@@ -168,5 +172,117 @@ TEST(MlaGraphTest, CapturedDecodeReplaysWithNewInputs) {
   // (With the device schedule; host-side splits, persistent or not.)
   captureAndReplay(api, c, rng, 0, mla::DeviceSchedule::Always);
   captureAndReplay(api, c, rng, /*persistentWaves=*/1);
+}
+
+/// `threads` host threads decode their own batches at once, each on its own
+/// stream: through one shared impl (`shared`: the calls queue, and each waits
+/// on the device for the previous call's stream), or an impl per thread
+/// (kernels compiled and loaded concurrently). Every output is checked.
+void decodeFromThreads(const GraphApi *api, MlaCase c, std::mt19937_64 &rng,
+                       int threads, bool shared) {
+  SCOPED_TRACE(c.describe() + (shared ? " one impl" : " an impl per thread"));
+  const int64_t B = c.B(), H = c.H, R = c.R, P = c.P;
+  mla::TritonMLAOptions options;
+  options.maxBatch = B;
+  auto makeImpl = [&] {
+    return std::make_unique<mla::TritonMLAImpl>(
+        H, R + P, c.scale, 1, std::nullopt, std::nullopt, "auto", std::nullopt,
+        "decoder", std::nullopt, mla::MLAArgs{R, P, 128, 128}, options);
+  };
+  std::unique_ptr<mla::TritonMLAImpl> common = shared ? makeImpl() : nullptr;
+  constexpr int kCalls = 3;
+  struct Work {
+    MlaProblem p;
+    std::unique_ptr<mla::TritonMLAImpl> own;
+    DeviceBuffer dq, dkv, dbt, dlens, dout, dlse;
+    void *stream = nullptr;
+  };
+  std::vector<std::unique_ptr<Work>> work;
+  for (int t = 0; t < threads; ++t) {
+    MlaCase mine = c;
+    std::shuffle(mine.lens.begin(), mine.lens.end(), rng);
+    MlaProblem p = makeMlaProblem(mine, rng);
+    auto w = std::unique_ptr<Work>(new Work{
+        p, shared ? nullptr : makeImpl(), DeviceBuffer(p.qn.bytes.size()),
+        DeviceBuffer(p.kv.bytes.size()), DeviceBuffer(p.blockTable.size() * 4),
+        DeviceBuffer(p.seqLens.size() * 4),
+        DeviceBuffer(size_t(kCalls) * B * H * R * 2),
+        DeviceBuffer(size_t(kCalls) * B * H * 4)});
+    w->dq.upload(p.qn.bytes.data(), w->dq.size());
+    w->dkv.upload(p.kv.bytes.data(), w->dkv.size());
+    w->dbt.upload(p.blockTable.data(), w->dbt.size());
+    w->dlens.upload(p.seqLens.data(), w->dlens.size());
+    w->dout.fill(0xff);
+    w->dlse.fill(0xff);
+    ASSERT_EQ(api->streamCreate(&w->stream, kStreamNonBlocking), 0);
+    work.push_back(std::move(w));
+  }
+  synchronize(); // the uploads and fills are done before any stream runs
+
+  std::vector<std::string> failures(threads);
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t)
+    pool.emplace_back([&, t] {
+      Work &w = *work[t];
+      mla::TritonMLAImpl &impl = shared ? *common : *w.own;
+      try {
+        mla::TensorView q = queryView(w.p, w.dq.data(), mla::DType::BF16);
+        mla::TensorView kv = kvCacheView(w.p, w.dkv.data(), mla::DType::BF16);
+        mla::DecodeMetadata md =
+            decodeMetadata(w.p, w.dbt.data(), w.dlens.data());
+        for (int call = 0; call < kCalls; ++call) {
+          char *out =
+              static_cast<char *>(w.dout.data()) + size_t(call) * B * H * R * 2;
+          char *lse =
+              static_cast<char *>(w.dlse.data()) + size_t(call) * B * H * 4;
+          impl.forward_decode(
+              q, kv, md, mla::contiguousView(out, mla::DType::BF16, {B, H, R}),
+              mla::contiguousView(lse, mla::DType::F32, {B, H}), w.stream);
+        }
+      } catch (const std::exception &e) {
+        failures[t] = e.what();
+      }
+    });
+  for (std::thread &thread : pool)
+    thread.join();
+  for (int t = 0; t < threads; ++t) {
+    Work &w = *work[t];
+    EXPECT_EQ(failures[t], "") << "thread " << t;
+    ASSERT_EQ(api->streamSynchronize(w.stream), 0);
+    MlaReference ref = mlaReference(w.p);
+    HostTensor got(DType::BF16, size_t(kCalls) * B * H * R),
+        gotLse(DType::F32, size_t(kCalls) * B * H);
+    w.dout.download(got.bytes.data(), got.bytes.size());
+    w.dlse.download(gotLse.bytes.data(), gotLse.bytes.size());
+    got.decode();
+    gotLse.decode();
+    for (int call = 0; call < kCalls; ++call) {
+      std::vector<double> o(got.values.begin() + size_t(call) * B * H * R,
+                            got.values.begin() + size_t(call + 1) * B * H * R),
+          l(gotLse.values.begin() + size_t(call) * B * H,
+            gotLse.values.begin() + size_t(call + 1) * B * H);
+      MlaErrors e = mlaErrors(w.p, ref, o, l);
+      EXPECT_LE(e.o, 1e-2) << "thread " << t << " call " << call << " at "
+                           << e.where;
+      EXPECT_LE(e.lse, 1e-3) << "thread " << t << " call " << call;
+    }
+    api->streamDestroy(w.stream);
+  }
+}
+
+TEST(MlaThreadsTest, ThreadsAndStreamsShareOneImplOrHaveTheirOwn) {
+  if (!isGpuAvailable())
+    GTEST_SKIP() << "streams need a GPU";
+  const GraphApi *api = GraphApi::get();
+  ASSERT_NE(api, nullptr) << "libcuda.so.1 lacks the stream API";
+  uint64_t seed = freshSeed();
+  std::mt19937_64 rng(seed);
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  MlaCase c;
+  c.H = 16, c.page = 64, c.lens = {4096, 1000, 2048, 77, 0, 3, 9000, 512};
+  decodeFromThreads(api, c, rng, 4, /*shared=*/true);
+  decodeFromThreads(api, c, rng, 4, /*shared=*/false);
+  c.H = 128, c.contiguousPages = true;
+  decodeFromThreads(api, c, rng, 4, /*shared=*/true);
 }
 } // namespace

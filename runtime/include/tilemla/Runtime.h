@@ -255,6 +255,31 @@ private:
   int64_t hostNs = 0; ///< interpreter mode: steady clock at record()
 };
 
+/// Orders the uses of one device resource (a workspace) across streams:
+/// acquire(s) makes stream s wait, on the device, for the work queued by
+/// the last release() on another stream, so that calls made one after the
+/// other from different streams (or host threads) never overlap on it.
+/// A use while either stream captures a CUDA graph is not ordered: a
+/// graph's replays are ordered by whoever launches them. Not thread-safe:
+/// its owner serializes acquire ... release. No-op when interpreted.
+class TILEMLA_API StreamOrder {
+public:
+  StreamOrder() = default;
+  ~StreamOrder();
+  StreamOrder(const StreamOrder &) = delete;
+  StreamOrder &operator=(const StreamOrder &) = delete;
+
+  /// Before the first use on `stream`.
+  void acquire(StreamHandle stream);
+  /// After the last use on `stream` is queued.
+  void release(StreamHandle stream);
+
+private:
+  void *event = nullptr; ///< CUevent, made on the first release
+  StreamHandle last = nullptr;
+  bool pending = false; ///< `event` marks `last`'s uses
+};
+
 /// The current device, as benchmarks report it and backends size their
 /// work for.
 struct DeviceInfo {

@@ -22,6 +22,13 @@
 // device memory to decide a launch (the first call of a specialization
 // JIT-compiles it; warm it up before capturing a CUDA graph).
 //
+// Threads: one impl may be called from several host threads and streams.
+// Its calls share one workspace, so they queue their launches one at a time
+// and a call on another stream than the previous call's waits for it on the
+// device (the host never waits). Calls that should run at the same time on
+// the GPU need an impl each. Captured graphs are ordered by whoever launches
+// them: two graphs captured from one impl must not be replayed concurrently.
+//
 //===----------------------------------------------------------------------===//
 #ifndef TILEMLA_MLA_TRITONMLA_H
 #define TILEMLA_MLA_TRITONMLA_H
@@ -32,6 +39,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -439,6 +447,11 @@ private:
   std::map<std::tuple<int64_t, int, DType, DType, bool, bool, LaunchShape>,
            Kernels>
       kernelCache;
+  /// Calls from several threads queue their launches one at a time...
+  std::mutex callMutex;
+  /// ...and on the device, a call on another stream than the last one waits
+  /// for it: they share the workspace and the schedule.
+  StreamOrder workspaceOrder;
 };
 
 } // namespace tilemla::mla
