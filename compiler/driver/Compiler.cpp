@@ -13,8 +13,11 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassInstrumentation.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Support/Timing.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
+#include "llvm/IR/PassTimingInfo.h"
+#include "llvm/Pass.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -289,6 +292,38 @@ unsigned resolveNumWarps(const CompileOptions &options, ModuleOp module) {
   return 4;
 }
 
+/// Times the parts of one compile when CompileOptions::timingReport asks:
+/// a tree (parse, frontend, every MLIR pass, LLVM translation, optimization,
+/// PTX emission) written to the report when the compile ends.
+class CompileTiming {
+public:
+  explicit CompileTiming(llvm::raw_ostream *report) : report(report) {
+    if (!report)
+      return;
+    manager.setEnabled(true);
+    manager.setDisplayMode(DefaultTimingManager::DisplayMode::Tree);
+    root = manager.getRootScope();
+  }
+  ~CompileTiming() {
+    if (!report)
+      return;
+    root = TimingScope(); // no timer may be held while printing
+    manager.dumpAsTree(*report);
+    manager.clear();
+    manager.setEnabled(false);
+    // LLVM's own passes, one by one, with -mllvm -time-passes.
+    if (llvm::TimePassesIsEnabled)
+      llvm::reportAndResetTimings(report);
+  }
+  /// A timed part; a no-op scope when nothing is timed.
+  TimingScope nest(llvm::StringRef name) { return root.nest(name); }
+
+private:
+  llvm::raw_ostream *report;
+  DefaultTimingManager manager;
+  TimingScope root;
+};
+
 /// Runs the pipeline until `stop`, printing that stage to `out` when given.
 /// Fills `kernel` when the pipeline reaches PTX. Each pass runs once; the
 /// dumps `options.dumpDirectory` asks for come from the same run.
@@ -296,7 +331,10 @@ bool runPipeline(const SourceFile &file, const CompileOptions &options,
                  EmitStage stop, llvm::raw_ostream *out,
                  llvm::raw_ostream &errs, CompiledKernel *kernel) {
   StageDumps dumps(options.dumpDirectory);
+  CompileTiming timing(options.timingReport);
+  TimingScope parseTime = timing.nest("parse");
   std::unique_ptr<ModuleAST> ast = parseOrReport(file, errs);
+  parseTime.stop();
   if (!ast)
     return false;
   if (llvm::raw_ostream *dump = dumps.stream(EmitStage::AST))
@@ -311,14 +349,19 @@ bool runPipeline(const SourceFile &file, const CompileOptions &options,
   registerTileDialects(registry);
   MLIRContext context(registry, MLIRContext::Threading::DISABLED);
   context.printOpOnDiagnostic(false);
+  TimingScope genTime = timing.nest("tile IR generation");
   OwningOpRef<ModuleOp> module =
       generateTileIR(file, *ast, options, context, errs);
+  genTime.stop();
   if (!module)
     return false;
   SourceDiagnostics handler(file, context, errs);
   unsigned numWarps = resolveNumWarps(options, *module);
 
   PassManager pm(&context);
+  TimingScope passTime = timing.nest("MLIR passes");
+  if (options.timingReport)
+    pm.enableTiming(passTime);
   StageEnds ends;
   buildTilePipeline(pm, options.argFacts);
   markStageEnd(pm, EmitStage::Tile, ends);
@@ -337,6 +380,7 @@ bool runPipeline(const SourceFile &file, const CompileOptions &options,
         std::make_unique<SignatureInstrumentation>(ends, *kernel));
   if (failed(pm.run(*module)))
     return false;
+  passTime.stop();
   if (stop <= EmitStage::LLVMMLIR) {
     if (out)
       module->print(*out);
@@ -344,15 +388,19 @@ bool runPipeline(const SourceFile &file, const CompileOptions &options,
   }
 
   llvm::LLVMContext llvmContext;
+  TimingScope translateTime = timing.nest("LLVM IR translation");
   auto llvmModule = translateToLLVMIR(*module, llvmContext, options.target);
+  translateTime.stop();
   if (!llvmModule) {
     errs << "error: " << llvm::toString(llvmModule.takeError()) << "\n";
     return false;
   }
+  TimingScope optimizeTime = timing.nest("LLVM IR optimization");
   if (llvm::Error error = optimizeLLVMIR(**llvmModule, options.target)) {
     errs << "error: " << llvm::toString(std::move(error)) << "\n";
     return false;
   }
+  optimizeTime.stop();
   if (llvm::raw_ostream *dump = dumps.stream(EmitStage::LLVMIR))
     (*llvmModule)->print(*dump, nullptr);
   if (stop == EmitStage::LLVMIR) {
@@ -360,7 +408,9 @@ bool runPipeline(const SourceFile &file, const CompileOptions &options,
       (*llvmModule)->print(*out, nullptr);
     return true;
   }
+  TimingScope ptxTime = timing.nest("PTX emission (NVPTX backend)");
   auto ptx = emitPTX(**llvmModule, options.target);
+  ptxTime.stop();
   if (!ptx) {
     errs << "error: " << llvm::toString(ptx.takeError()) << "\n";
     return false;

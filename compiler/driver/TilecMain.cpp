@@ -128,6 +128,11 @@ int runTilecMain(int argc, char **argv) {
       "mllvm", cl::value_desc("option"),
       cl::desc("Pass an option to LLVM (e.g. -mllvm -print-after-all)"),
       cl::cat(category));
+  cl::opt<bool> timing(
+      "timing",
+      cl::desc("Report on stderr the time of each part of the compile (parse, "
+               "every MLIR pass, LLVM translation, optimization, PTX)"),
+      cl::cat(category));
   cl::opt<bool> shortHelp("h", cl::desc("Alias for --help"), cl::cat(category));
 
   cl::HideUnrelatedOptions(category);
@@ -162,6 +167,8 @@ int runTilecMain(int argc, char **argv) {
     options.defines[define.substr(0, eq)] = define.substr(eq + 1);
   }
   options.kernelName = kernel;
+  if (timing)
+    options.timingReport = &llvm::errs();
   std::optional<GpuTarget> target = GpuTarget::parse(arch);
   if (!target)
     return usageError("unknown target architecture '" + arch +

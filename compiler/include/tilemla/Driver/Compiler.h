@@ -19,6 +19,10 @@
 #include <string>
 #include <vector>
 
+namespace llvm {
+class raw_ostream;
+} // namespace llvm
+
 namespace tilemla {
 /// Where `tilec --emit=` stops.
 enum class EmitStage { AST, Tile, TileGPU, LLVMMLIR, LLVMIR, PTX };
@@ -50,6 +54,9 @@ struct CompileOptions {
   /// When not empty, every stage of the compile (0-ast.txt, 1-tile.mlir ...
   /// 5-kernel.ptx) is also written to this folder, from the same run.
   std::string dumpDirectory;
+  /// When set, where the time of each part of the compile is reported
+  /// (parse, every MLIR pass, LLVM translation, optimization, PTX emission).
+  llvm::raw_ostream *timingReport = nullptr;
 };
 
 /// A kernel parameter as the runtime passes it.
