@@ -203,10 +203,10 @@ bool TritonMLAImpl::canStreamWithTma(const TensorView &kv) const {
          reinterpret_cast<uintptr_t>(kv.data) % 16 == 0 && rowBytes % 16 == 0;
 }
 
-const TritonMLAImpl::Kernels &
-TritonMLAImpl::kernelsFor(int64_t pageSize, int splits, DType dtype,
-                          DType lseDtype, bool tma, bool scheduled,
-                          LaunchShape shape) {
+TritonMLAImpl::Kernels &TritonMLAImpl::kernelsFor(int64_t pageSize, int splits,
+                                                  DType dtype, DType lseDtype,
+                                                  bool tma, bool scheduled,
+                                                  LaunchShape shape) {
   auto key =
       std::make_tuple(pageSize, splits, dtype, lseDtype, tma, scheduled, shape);
   if (auto it = kernelCache.find(key); it != kernelCache.end())
@@ -222,8 +222,6 @@ TritonMLAImpl::kernelsFor(int64_t pageSize, int splits, DType dtype,
       {"R", r},
       {"P", std::to_string(rope)},
       {"PAGE", std::to_string(pageSize)},
-      // A scheduled stage 1 ignores SPLITS: one specialization for all.
-      {"SPLITS", scheduled ? "1" : s},
       {"BLOCK_H", std::to_string(headBlock())},
       {"BLOCK_N", std::to_string(shape.tokenBlock)},
       {"STAGES", std::to_string(opts.stages ? opts.stages : kStages)},
@@ -290,7 +288,7 @@ void TritonMLAImpl::forward_decode(const TensorView &q,
                                    const DecodeMetadata &metadata,
                                    const TensorView &o, const TensorView &lse,
                                    StreamHandle stream) {
-  run(q, q, size_t(rank), false, kv_cache, metadata, o, &lse, stream);
+  run({&q, &q, size_t(rank), false, &kv_cache, &metadata, &o, &lse}, stream);
 }
 
 void TritonMLAImpl::forward_decode(const TensorView &q_nope,
@@ -299,14 +297,14 @@ void TritonMLAImpl::forward_decode(const TensorView &q_nope,
                                    const DecodeMetadata &metadata,
                                    const TensorView &o, const TensorView &lse,
                                    StreamHandle stream) {
-  run(q_nope, q_pe, 0, true, kv_cache, metadata, o, &lse, stream);
+  run({&q_nope, &q_pe, 0, true, &kv_cache, &metadata, &o, &lse}, stream);
 }
 
 void TritonMLAImpl::forward_decode(const TensorView &q,
                                    const TensorView &kv_cache,
                                    const DecodeMetadata &metadata,
                                    const TensorView &o, StreamHandle stream) {
-  run(q, q, size_t(rank), false, kv_cache, metadata, o, nullptr, stream);
+  run({&q, &q, size_t(rank), false, &kv_cache, &metadata, &o, nullptr}, stream);
 }
 
 void TritonMLAImpl::forward_decode(const TensorView &q_nope,
@@ -314,13 +312,16 @@ void TritonMLAImpl::forward_decode(const TensorView &q_nope,
                                    const TensorView &kv_cache,
                                    const DecodeMetadata &metadata,
                                    const TensorView &o, StreamHandle stream) {
-  run(q_nope, q_pe, 0, true, kv_cache, metadata, o, nullptr, stream);
+  run({&q_nope, &q_pe, 0, true, &kv_cache, &metadata, &o, nullptr}, stream);
 }
 
-void TritonMLAImpl::run(const TensorView &qNope, const TensorView &qPe,
-                        size_t qPeOffset, bool paired, const TensorView &kv,
-                        const DecodeMetadata &metadata, const TensorView &o,
-                        const TensorView *lse, StreamHandle stream) {
+std::optional<TritonMLAImpl::CallPlan>
+TritonMLAImpl::plan(const DecodeCall &call) {
+  const TensorView &qNope = *call.qNope, &qPe = *call.qPe, &kv = *call.kv,
+                   &o = *call.o;
+  const TensorView *lse = call.lse;
+  const DecodeMetadata &metadata = *call.metadata;
+  const bool paired = call.paired;
   const int device = opts.device;
   const std::vector<DType> qTypes = {DType::F16, DType::BF16};
   // q (or the pair) fixes B and the dtype everything else must match.
@@ -435,7 +436,7 @@ void TritonMLAImpl::run(const TensorView &qNope, const TensorView &qPe,
     throw Error("TritonMLAImpl: constructed with options.device = -1 (no "
                 "device); forward_decode only validated its arguments");
   if (B == 0)
-    return;
+    return std::nullopt;
 
   const bool tma = canStreamWithTma(kv);
   const bool scheduled = deviceScheduled(tma, B);
@@ -466,55 +467,86 @@ void TritonMLAImpl::run(const TensorView &qNope, const TensorView &qPe,
           ? std::min<int64_t>(items, int64_t(numSMs) * opts.persistentWaves)
           : items;
   const LaunchShape shape = launchShape(B, programs);
-  std::lock_guard<std::mutex> oneCallAtATime(callMutex);
   // BatchInvariant's kernels take the most pieces (the workspace's row
   // stride, and the chunk rule's): one specialization whatever the grid.
-  const Kernels &kernels =
-      kernelsFor(pageSize, batchInvariant() ? invariant.maxPieces : splits,
-                 dtype, lseType, tma, scheduled, shape);
+  const int stage1Splits = batchInvariant() ? invariant.maxPieces : splits;
+  Kernels *kernels = &kernelsFor(pageSize, stage1Splits, dtype, lseType, tma,
+                                 scheduled, shape);
   const char *qPeData =
-      static_cast<const char *>(qPe.data) + qPeOffset * dtypeSize(dtype);
+      static_cast<const char *>(qPe.data) + call.qPeOffset * dtypeSize(dtype);
   char *wsO = static_cast<char *>(workspace->data());
   char *wsLse = wsO + wsLseOffset();
   // The schedule (mla_decode_schedule.tile says how it is laid out);
   // without one, stage 1 and 2 never read it.
-  void *plan = scheduled ? schedule->data() : nullptr;
+  void *workList = scheduled ? schedule->data() : nullptr;
   const auto maxBatchArg = KernelArg::i32(int32_t(opts.maxBatch));
+  CallPlan launches{
+      kernels,
+      scheduled,
+      unsigned(programs),
+      {unsigned(B), unsigned(heads), unsigned(rank / shape.columnBlock)}};
+  launches.scheduleArgs = {KernelArg::pointer(lens.data),
+                           KernelArg::i32(int32_t(B)).unspecialized(),
+                           KernelArg::i32(int32_t(parts)),
+                           KernelArg::pointer(workList), maxBatchArg};
+  launches.stage1Args = {
+      KernelArg::pointer(qNope.data), KernelArg::pointer(qPeData),
+      KernelArg::pointer(kv.data),
+      // The cache's rows for TMA; a kernel without TMA never reads it, and
+      // gets a small valid tensor when the cache cannot be described.
+      tma ? KernelArg::tensor(kv.data, numPages * pageSize, rank + rope,
+                              kv.strides[1])
+          : KernelArg::tensor(wsO, 1, 8, 8),
+      KernelArg::pointer(bt.data), KernelArg::pointer(lens.data),
+      KernelArg::pointer(wsO), KernelArg::pointer(wsLse),
+      KernelArg::pointer(workList), maxBatchArg, KernelArg::i32(sqnB),
+      KernelArg::i32(sqnH), KernelArg::i32(sqpB), KernelArg::i32(sqpH),
+      KernelArg::i64(kv.strides[0]), KernelArg::i32(skvTok),
+      KernelArg::i32(sbt), KernelArg::f32(float(softmaxScale)),
+      // Not specialized: one stage-1 compile serves every batch size and
+      // split count (BatchInvariant: its most pieces, the row stride; a
+      // schedule ignores it).
+      KernelArg::i32(int32_t(B)).unspecialized(),
+      KernelArg::i32(scheduled ? 1 : stage1Splits).unspecialized()};
+  launches.stage2Args = {
+      KernelArg::pointer(wsO),
+      KernelArg::pointer(wsLse),
+      KernelArg::pointer(lens.data),
+      KernelArg::pointer(workList),
+      maxBatchArg,
+      KernelArg::pointer(o.data),
+      KernelArg::pointer(lse ? lse->data : lseScratch->data()),
+      KernelArg::i32(soB),
+      KernelArg::i32(soH),
+      KernelArg::i32(slB),
+      KernelArg::i32(slH)};
+  return launches;
+}
+
+void TritonMLAImpl::run(const DecodeCall &call, StreamHandle stream) {
+  std::lock_guard<std::mutex> oneCallAtATime(callMutex);
+  std::optional<CallPlan> planned = plan(call);
+  if (!planned)
+    return;
+  const CallPlan &p = *planned;
+  Kernels &kernels = *p.kernels;
+  if (!kernels.prepared) {
+    // A first call compiles its kernels side by side, not one per launch.
+    std::vector<std::pair<Kernel, std::vector<KernelArg>>> launches = {
+        {kernels.stage1, p.stage1Args}, {kernels.stage2, p.stage2Args}};
+    if (p.scheduled)
+      launches.push_back({*kernels.schedule, p.scheduleArgs});
+    Kernel::prepare(launches);
+    kernels.prepared = true;
+  }
+
   workspaceOrder.acquire(stream);
-  if (scheduled)
-    kernels.schedule->launch({1, 1, 1},
-                             {KernelArg::pointer(lens.data),
-                              KernelArg::i32(int32_t(B)).unspecialized(),
-                              KernelArg::i32(int32_t(parts)),
-                              KernelArg::pointer(plan), maxBatchArg},
-                             stream, kDependentLaunch);
-  kernels.stage1.launch(
-      {unsigned(programs), 1, 1},
-      {KernelArg::pointer(qNope.data), KernelArg::pointer(qPeData),
-       KernelArg::pointer(kv.data),
-       // The cache's rows for TMA; a kernel without TMA never reads it, and
-       // gets a small valid tensor when the cache cannot be described.
-       tma ? KernelArg::tensor(kv.data, numPages * pageSize, rank + rope,
-                               kv.strides[1])
-           : KernelArg::tensor(wsO, 1, 8, 8),
-       KernelArg::pointer(bt.data), KernelArg::pointer(lens.data),
-       KernelArg::pointer(wsO), KernelArg::pointer(wsLse),
-       KernelArg::pointer(plan), maxBatchArg, KernelArg::i32(sqnB),
-       KernelArg::i32(sqnH), KernelArg::i32(sqpB), KernelArg::i32(sqpH),
-       KernelArg::i64(kv.strides[0]), KernelArg::i32(skvTok),
-       KernelArg::i32(sbt), KernelArg::f32(float(softmaxScale)),
-       // Not specialized: one stage-1 compile serves every batch size.
-       KernelArg::i32(int32_t(B)).unspecialized()},
-      stream, scheduled ? kDependentLaunch : LaunchOptions());
-  kernels.stage2.launch(
-      {unsigned(B), unsigned(heads), unsigned(rank / shape.columnBlock)},
-      {KernelArg::pointer(wsO), KernelArg::pointer(wsLse),
-       KernelArg::pointer(lens.data), KernelArg::pointer(plan), maxBatchArg,
-       KernelArg::pointer(o.data),
-       KernelArg::pointer(lse ? lse->data : lseScratch->data()),
-       KernelArg::i32(soB), KernelArg::i32(soH), KernelArg::i32(slB),
-       KernelArg::i32(slH)},
-      stream, kDependentLaunch);
+  if (p.scheduled)
+    kernels.schedule->launch({1, 1, 1}, p.scheduleArgs, stream,
+                             kDependentLaunch);
+  kernels.stage1.launch({p.programs, 1, 1}, p.stage1Args, stream,
+                        p.scheduled ? kDependentLaunch : LaunchOptions());
+  kernels.stage2.launch(p.stage2Grid, p.stage2Args, stream, kDependentLaunch);
   workspaceOrder.release(stream);
 }
 

@@ -12,6 +12,7 @@
 #include <deque>
 #include <fmt/format.h>
 #include <fstream>
+#include <future>
 #include <mutex>
 #include <optional>
 #include <sstream>
@@ -215,15 +216,27 @@ struct Kernel::Impl {
 
   const LoadedKernel &get(CUcontext context, const std::vector<ArgFact> &spec) {
     std::lock_guard<std::mutex> lock(mutex);
+    if (const LoadedKernel *loaded = find(context, spec))
+      return *loaded;
+    auto artifact = runtime::getArtifact(requestFor(spec));
+    entries.push_back({context, spec, loadInContext(artifact, context)});
+    return entries.back().kernel;
+  }
+  /// The loaded specialization; null if it is not loaded (mutex held).
+  const LoadedKernel *find(CUcontext context,
+                           const std::vector<ArgFact> &spec) const {
     for (const Entry &entry : entries)
       if (entry.context == context && entry.spec == spec)
-        return entry.kernel;
+        return &entry.kernel;
+    return nullptr;
+  }
+  /// What compiles the specialization for the current device (or
+  /// KernelOptions::arch).
+  runtime::CompileRequest requestFor(const std::vector<ArgFact> &spec) const {
     runtime::CompileRequest specialized = request;
     specialized.target = target ? *target : currentTarget();
     specialized.argFacts = spec;
-    auto artifact = runtime::getArtifact(specialized);
-    entries.push_back({context, spec, loadInContext(artifact, context)});
-    return entries.back().kernel;
+    return specialized;
   }
 
   /// The specialization launched last in `context`, else the one that
@@ -403,6 +416,45 @@ void Kernel::launch(Dim3 grid, const std::vector<KernelArg> &args,
       nullptr);
   if (result != CUDA_SUCCESS)
     check(result, "cuLaunchKernel", "kernel " + artifact.name);
+}
+
+void Kernel::prepare(
+    const std::vector<std::pair<Kernel, std::vector<KernelArg>>> &launches) {
+  if (isInterpreterMode()) {
+    for (const auto &[kernel, args] : launches)
+      kernel.impl->getInterpreted();
+    return;
+  }
+  // The device, the context and each specialization are the caller's
+  // (thread-local in CUDA); only the compiles, which need none of them, run
+  // on other threads. The cache compiles a key once however many ask.
+  CUcontext context = currentContext();
+  std::vector<std::vector<ArgFact>> specs;
+  std::vector<std::future<std::shared_ptr<const runtime::Artifact>>> compiles;
+  for (const auto &[kernel, args] : launches) {
+    specs.push_back(argSpecialization(args));
+    runtime::CompileRequest request;
+    {
+      std::lock_guard<std::mutex> lock(kernel.impl->mutex);
+      if (kernel.impl->find(context, specs.back())) {
+        compiles.emplace_back();
+        continue;
+      }
+      request = kernel.impl->requestFor(specs.back());
+    }
+    compiles.push_back(std::async(std::launch::async, [request] {
+      return runtime::getArtifact(request);
+    }));
+  }
+  // Every compile ends before the first error is thrown.
+  for (auto &compile : compiles)
+    if (compile.valid())
+      compile.wait();
+  for (size_t i = 0; i < launches.size(); ++i) {
+    if (compiles[i].valid())
+      compiles[i].get(); // rethrows the compile's error
+    launches[i].first.impl->get(context, specs[i]); // loads it
+  }
 }
 
 KernelInfo Kernel::info() const {

@@ -1,9 +1,9 @@
 //===- RuntimeGpuTest.cpp - stream-ordered copies, fills and events -------===//
 //
 // DeviceBuffer::fillAsync / copyFromAsync, synchronizeStream, GpuEvent,
-// deviceInfo, unspecialized arguments and the assembler's remarks on the GPU;
-// with TILEMLA_INTERPRET=1 on host buffers and the host clock. Skipped when
-// neither is available.
+// deviceInfo, unspecialized arguments, Kernel::prepare and the assembler's
+// remarks on the GPU; with TILEMLA_INTERPRET=1 on host buffers and the host
+// clock. Skipped when neither is available.
 //
 //===----------------------------------------------------------------------===//
 #include "tilemla/Runtime.h"
@@ -170,6 +170,59 @@ kernel scale(x: *i32, n: i32) {
   EXPECT_NE(kernel.info().cacheKey, unspecialized);
   run(KernelArg::i32(1));
   EXPECT_NE(kernel.info().cacheKey, unspecialized);
+}
+
+// Kernel::prepare compiles several kernels' specializations at once (in
+// threads) and loads them; the launches then use exactly those. A kernel
+// that does not compile throws its diagnostics.
+TEST_F(RuntimeGpuTest, PrepareCompilesWhatTheLaunchesUse) {
+  Kernel add = Kernel::fromSource("prepare_add.tile", R"(
+kernel add(x: *i32, v: i32) {
+    i = arange(0, 64);
+    store(x + i, i + v);
+})");
+  Kernel mul = Kernel::fromSource("prepare_mul.tile", R"(
+kernel mul(x: *i32, v: i32) {
+    i = arange(0, 64);
+    store(x + i, i * v);
+})");
+  DeviceBuffer x(64 * 4), y(64 * 4);
+  x.fill(0xff);
+  y.fill(0xff);
+  const std::vector<KernelArg> addArgs = {KernelArg::pointer(x.data()),
+                                          KernelArg::i32(3)},
+                               mulArgs = {KernelArg::pointer(y.data()),
+                                          KernelArg::i32(5)};
+  Kernel::prepare({{add, addArgs}, {mul, mulArgs}});
+  std::string addKey, mulKey;
+  if (!isInterpreterMode())
+    addKey = add.info().cacheKey, mulKey = mul.info().cacheKey;
+  add.launch({1, 1, 1}, addArgs);
+  mul.launch({1, 1, 1}, mulArgs);
+  std::vector<unsigned char> xs = download(x), ys = download(y);
+  const int32_t *xi = reinterpret_cast<const int32_t *>(xs.data()),
+                *yi = reinterpret_cast<const int32_t *>(ys.data());
+  for (int i = 0; i < 64; ++i) {
+    ASSERT_EQ(xi[i], i + 3) << i;
+    ASSERT_EQ(yi[i], i * 5) << i;
+  }
+  if (!isInterpreterMode()) {
+    EXPECT_EQ(add.info().cacheKey, addKey);
+    EXPECT_EQ(mul.info().cacheKey, mulKey);
+  }
+
+  Kernel broken = Kernel::fromSource("prepare_broken.tile", R"(
+kernel broken(x: *i32) {
+    store(x, no_such_name);
+})");
+  try {
+    Kernel::prepare({{add, addArgs}, {broken, {KernelArg::pointer(x.data())}}});
+    ADD_FAILURE() << "a kernel that does not compile was prepared";
+  } catch (const Error &error) {
+    EXPECT_NE(std::string(error.what()).find("prepare_broken.tile"),
+              std::string::npos)
+        << error.what();
+  }
 }
 
 // nvJitLink's ptxas serializes every wgmma of a kernel it cannot keep

@@ -111,7 +111,6 @@ int ptxStats(int splits) {
         {"R", "512"},
         {"P", "64"},
         {"PAGE", "64"},
-        {"SPLITS", s},
         {"BLOCK_H", "16"},
         {"BLOCK_N", std::to_string(mla::TritonMLAImpl::kTokenBlock)},
         {"T", "bf16"}},

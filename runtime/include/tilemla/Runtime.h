@@ -26,6 +26,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tilemla {
@@ -158,6 +159,14 @@ public:
   void launch(Dim3 grid, const std::vector<KernelArg> &args,
               StreamHandle stream = nullptr,
               const LaunchOptions &options = {}) const;
+
+  /// Compiles and loads on the current device the specializations that
+  /// these launches would use (kernel and arguments; nothing is launched),
+  /// compiling in parallel threads: several kernels' first launches then
+  /// start at once, e.g. before a CUDA graph is captured. Throws the first
+  /// compile error, after every compile has ended.
+  static void prepare(
+      const std::vector<std::pair<Kernel, std::vector<KernelArg>>> &launches);
 
   /// Describes the specialization launched last on the current device
   /// (compiling the default one if there was no launch yet).

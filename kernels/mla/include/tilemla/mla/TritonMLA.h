@@ -324,6 +324,37 @@ public:
                       const DecodeMetadata &metadata, const TensorView &o,
                       StreamHandle stream = nullptr);
 
+  /// Compiles and loads, in parallel threads, every kernel forward_decode
+  /// can choose for calls with these tensors or with views of their first
+  /// 1..B requests (B: q's batch; pass buffers of options.maxBatch requests
+  /// to cover every batch), whatever max_seq_len the block table can hold
+  /// (its pages times the page size): each split count, device schedule
+  /// and stage-2 shape. Call it once before capturing CUDA graphs, so that
+  /// no capture compiles; calls after it compile nothing new for such
+  /// tensors. metadata.max_seq_len and the tensors' contents are not used.
+  /// Checks its arguments as forward_decode does (the same errors); launches
+  /// nothing. Returns how many kernel sets (stage 1, stage 2, schedule) it
+  /// prepared.
+  int precompile(const TensorView &q, const TensorView &kv_cache,
+                 const DecodeMetadata &metadata, const TensorView &o,
+                 const TensorView &lse);
+  int precompile(const TensorView &q_nope, const TensorView &q_pe,
+                 const TensorView &kv_cache, const DecodeMetadata &metadata,
+                 const TensorView &o, const TensorView &lse);
+  /// For the forward_decode forms without lse.
+  int precompile(const TensorView &q, const TensorView &kv_cache,
+                 const DecodeMetadata &metadata, const TensorView &o);
+  int precompile(const TensorView &q_nope, const TensorView &q_pe,
+                 const TensorView &kv_cache, const DecodeMetadata &metadata,
+                 const TensorView &o);
+
+  /// How many kernel sets (stage 1, stage 2, schedule) this impl holds:
+  /// one per distinct launch configuration its calls have chosen.
+  size_t kernelSetCount() const {
+    std::lock_guard<std::mutex> lock(callMutex);
+    return kernelCache.size();
+  }
+
   /// Whether a call with this cache schedules its work on the device (see
   /// DeviceSchedule); numSplits then does not apply.
   bool schedulesOnDevice(const TensorView &kv, int64_t batch) const {
@@ -348,13 +379,37 @@ public:
   bool canStreamWithTma(const TensorView &kv) const;
 
 private:
-  void run(const TensorView &qNope, const TensorView &qPe, size_t qPeOffset,
-           bool paired, const TensorView &kv, const DecodeMetadata &metadata,
-           const TensorView &o, const TensorView *lse, StreamHandle stream);
+  /// One call's tensors (pointed to: a call copies nothing).
+  struct DecodeCall {
+    const TensorView *qNope, *qPe;
+    size_t qPeOffset; ///< elements from q_pe's data to its first value
+    bool paired;
+    const TensorView *kv;
+    const DecodeMetadata *metadata;
+    const TensorView *o, *lse; ///< lse null: the internal buffer
+  };
   struct Kernels {
     Kernel stage1, stage2;
     std::optional<Kernel> schedule; ///< with a device-side schedule
+    /// Compiled together on the first call (the next ones take what their
+    /// arguments select, as any launch).
+    bool prepared = false;
   };
+  /// What a call launches, in order: the schedule (when scheduled), stage
+  /// 1 on `programs` programs, stage 2 on stage2Grid.
+  struct CallPlan {
+    Kernels *kernels;
+    bool scheduled;
+    unsigned programs;
+    Dim3 stage2Grid;
+    std::vector<KernelArg> scheduleArgs, stage1Args, stage2Args;
+  };
+  /// Checks a call's arguments (throwing what forward_decode documents)
+  /// and plans its launches; nullopt for an empty batch. The caller holds
+  /// callMutex (this may add kernel sets).
+  std::optional<CallPlan> plan(const DecodeCall &call);
+  void run(const DecodeCall &call, StreamHandle stream);
+  int precompileCalls(const DecodeCall &call);
   /// What a batch's launches look like: stage 1's tokens per step and
   /// warps, stage 2's output columns per program.
   struct LaunchShape {
@@ -370,9 +425,8 @@ private:
   bool batchInvariant() const {
     return opts.splitPolicy == SplitPolicy::BatchInvariant;
   }
-  const Kernels &kernelsFor(int64_t pageSize, int splits, DType dtype,
-                            DType lseDtype, bool tma, bool scheduled,
-                            LaunchShape shape);
+  Kernels &kernelsFor(int64_t pageSize, int splits, DType dtype, DType lseDtype,
+                      bool tma, bool scheduled, LaunchShape shape);
   /// Whether a call with `batch` requests schedules its work on the device
   /// (see TritonMLAOptions::deviceSchedule).
   bool deviceScheduled(bool tma, int64_t batch) const {
@@ -448,7 +502,7 @@ private:
            Kernels>
       kernelCache;
   /// Calls from several threads queue their launches one at a time...
-  std::mutex callMutex;
+  mutable std::mutex callMutex;
   /// ...and on the device, a call on another stream than the last one waits
   /// for it: they share the workspace and the schedule.
   StreamOrder workspaceOrder;
