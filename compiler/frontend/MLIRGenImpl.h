@@ -104,6 +104,10 @@ public:
   /// The most dimensions a tensor may have (layouts and their lowering
   /// walk every dimension; kernels use up to 3).
   static constexpr size_t kMaxTensorRank = 8;
+  /// The most static_for iterations one kernel may unroll in all, nested
+  /// loops counting every inner iteration (each loop alone is also limited
+  /// to 4096): 20 nested 2-trip loops would unroll a million bodies.
+  static constexpr int64_t kMaxUnrolledIterations = 16384;
 
   MLIRGenImpl(mlir::MLIRContext &ctx, const ModuleAST &module,
               DiagnosticEngine &diags);
@@ -223,6 +227,8 @@ public:
   /// Innermost enclosing runtime loop depth (type changes are checked by
   /// the loop-carried logic; this only affects messages).
   unsigned loopDepth = 0;
+  /// static_for iterations unrolled so far in this kernel.
+  int64_t unrolledIterations = 0;
   /// Helper instances: mangled key -> function (null if generation failed)
   /// and whether it returns a value.
   struct Instance {

@@ -301,6 +301,12 @@ LogicalResult MLIRGenImpl::genStaticFor(const ForStmtAST &s) {
     saved = prev->second;
   unsigned errorsBefore = diags.getNumErrors();
   for (int64_t k = 0; k < (int64_t)trips; ++k) {
+    if (++unrolledIterations > kMaxUnrolledIterations) {
+      diags.error(s.loc(), "static_for loops would unroll more than " +
+                               llvm::Twine(kMaxUnrolledIterations) +
+                               " iterations in all (nested loops multiply)");
+      break;
+    }
     env[var] = TValue::ofInt(start + k * step);
     (void)genBlock(s.getBody());
     if (diags.getNumErrors() != errorsBefore)
