@@ -4,6 +4,11 @@
 set -euo pipefail
 packages=(cmake g++ llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
           libzstd-dev zlib1g-dev libfmt-dev libgtest-dev python3)
+# --fuzz: also clang-22 and its runtimes (libFuzzer, ASan, UBSan) for
+# scripts/fuzz.sh.
+if [ "${1:-}" = "--fuzz" ]; then
+  packages+=(clang-22 libclang-rt-22-dev)
+fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Builds the dev configuration and runs every test: GoogleTest unit tests and
-# the lit/FileCheck compiler tests (GPU tests skip when no GPU is present).
+# the lit/FileCheck compiler tests (GPU tests skip when no GPU is present);
+# then fuzzes the compiler for 60 s with a fixed seed (scripts/fuzz.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 cmake --preset dev >/dev/null
 cmake --build build -j"$(nproc)"
 ctest --test-dir build --output-on-failure
+scripts/fuzz.sh 60 -seed=1
