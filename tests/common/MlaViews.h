@@ -50,6 +50,38 @@ inline mla::DecodeMetadata decodeMetadata(const MlaProblem &p, void *blockTable,
     md.max_seq_len = std::max<int64_t>(md.max_seq_len, L);
   return md;
 }
+/// `p` on the device, its outputs (o in `type`, lse in f32) poisoned with
+/// NaN, and the views one forward_decode call of it takes.
+struct MlaDeviceProblem {
+  DeviceBuffer q, kvCache, blockTable, seqLens, o, lse;
+  mla::TensorView qView, kvView, oView, lseView;
+  mla::DecodeMetadata metadata;
+};
+inline MlaDeviceProblem uploadMlaProblem(const MlaProblem &p, mla::DType type) {
+  const MlaCase &c = p.c;
+  const int64_t B = c.B(), H = c.H, R = c.R;
+  const size_t elem = type == mla::DType::F32 ? 4 : 2;
+  MlaDeviceProblem d{
+      uploadBytes(p.qn.bytes.data(), p.qn.bytes.size()),
+      uploadBytes(p.kv.bytes.data(), p.kv.bytes.size()),
+      uploadBytes(p.blockTable.data(), p.blockTable.size() * 4),
+      uploadBytes(p.seqLens.data(), p.seqLens.size() * 4),
+      DeviceBuffer(std::max<size_t>(1, size_t(B) * H * R * elem)),
+      DeviceBuffer(std::max<size_t>(1, size_t(B) * H * 4)),
+      {},
+      {},
+      {},
+      {},
+      {}};
+  d.o.fill(0xff);
+  d.lse.fill(0xff);
+  d.qView = queryView(p, d.q.data(), type);
+  d.kvView = kvCacheView(p, d.kvCache.data(), type);
+  d.oView = mla::contiguousView(d.o.data(), type, {B, H, R});
+  d.lseView = mla::contiguousView(d.lse.data(), mla::DType::F32, {B, H});
+  d.metadata = decodeMetadata(p, d.blockTable.data(), d.seqLens.data());
+  return d;
+}
 } // namespace tilemla::test
 
 #endif

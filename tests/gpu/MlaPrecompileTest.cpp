@@ -36,21 +36,10 @@ protected:
     mla::TritonMLAImpl impl(H, R + P, c.scale, 1, std::nullopt, std::nullopt,
                             "auto", std::nullopt, "decoder", std::nullopt,
                             mla::MLAArgs{R, P, 128, 128}, options);
-    DeviceBuffer dq = uploadBytes(p.qn.bytes.data(), p.qn.bytes.size());
-    DeviceBuffer dkv = uploadBytes(p.kv.bytes.data(), p.kv.bytes.size());
-    DeviceBuffer dbt =
-        uploadBytes(p.blockTable.data(), p.blockTable.size() * 4);
-    DeviceBuffer dlens = uploadBytes(p.seqLens.data(), p.seqLens.size() * 4);
-    DeviceBuffer dout(size_t(B) * H * R * 2), dlse(size_t(B) * H * 4);
-    dout.fill(0xff);
-    dlse.fill(0xff);
-    mla::TensorView q = queryView(p, dq.data(), mla::DType::BF16);
-    mla::TensorView kv = kvCacheView(p, dkv.data(), mla::DType::BF16);
-    mla::DecodeMetadata md = decodeMetadata(p, dbt.data(), dlens.data());
-    mla::TensorView o =
-        mla::contiguousView(dout.data(), mla::DType::BF16, {B, H, R});
-    mla::TensorView lse =
-        mla::contiguousView(dlse.data(), mla::DType::F32, {B, H});
+    MlaDeviceProblem d = uploadMlaProblem(p, mla::DType::BF16);
+    const mla::TensorView &q = d.qView, &kv = d.kvView, &o = d.oView,
+                          &lse = d.lseView;
+    const mla::DecodeMetadata &md = d.metadata;
 
     auto start = std::chrono::steady_clock::now();
     const int sets = impl.precompile(q, kv, md, o, lse);
@@ -92,8 +81,8 @@ protected:
     synchronize();
     HostTensor got(DType::BF16, size_t(B) * H * R),
         gotLse(DType::F32, size_t(B) * H);
-    dout.download(got.bytes.data(), got.bytes.size());
-    dlse.download(gotLse.bytes.data(), gotLse.bytes.size());
+    d.o.download(got.bytes.data(), got.bytes.size());
+    d.lse.download(gotLse.bytes.data(), gotLse.bytes.size());
     got.decode();
     gotLse.decode();
     MlaErrors e = mlaErrors(p, mlaReference(p), got.values, gotLse.values);

@@ -178,20 +178,12 @@ int runOnDevice(int B, int L, int iters) {
               B, H, R, P, PAGE, L);
   MlaReference ref = mlaReference(p);
 
-  DeviceBuffer dq = uploadBytes(p.qn.bytes.data(), p.qn.bytes.size());
-  DeviceBuffer dkv = uploadBytes(p.kv.bytes.data(), p.kv.bytes.size());
-  DeviceBuffer dbt = uploadBytes(p.blockTable.data(), p.blockTable.size() * 4);
-  DeviceBuffer dlens = uploadBytes(p.seqLens.data(), p.seqLens.size() * 4);
   HostTensor o(DType::BF16, size_t(B) * H * R), lse(DType::F32, size_t(B) * H);
-  DeviceBuffer dout(o.bytes.size()), dlse(lse.bytes.size());
-
-  mla::TensorView q = queryView(p, dq.data(), mla::DType::BF16);
-  mla::TensorView kv = kvCacheView(p, dkv.data(), mla::DType::BF16);
-  mla::DecodeMetadata md = decodeMetadata(p, dbt.data(), dlens.data());
-  mla::TensorView ov =
-      mla::contiguousView(dout.data(), mla::DType::BF16, {B, H, R});
-  mla::TensorView lv =
-      mla::contiguousView(dlse.data(), mla::DType::F32, {B, H});
+  MlaDeviceProblem d = uploadMlaProblem(p, mla::DType::BF16);
+  const mla::TensorView &q = d.qView, &kv = d.kvView, &ov = d.oView,
+                        &lv = d.lseView;
+  const mla::DecodeMetadata &md = d.metadata;
+  DeviceBuffer &dout = d.o, &dlse = d.lse;
 
   int status = 0;
   for (mla::SplitPolicy policy :
