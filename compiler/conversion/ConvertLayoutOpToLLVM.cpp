@@ -25,7 +25,9 @@ struct ConvertLayoutOpConversion : TargetPattern<ConvertLayoutOp> {
     SmallVector<Value> values = unpackStruct(rewriter, loc, adaptor.getSrc());
     Type elemType = values.front().getType();
     SmallVector<int64_t> strides = getRowMajorStrides(srcType.getShape());
-    auto [lane, warp] = getLaneAndWarp(rewriter, loc);
+    // Named values, not a structured binding: the lambda below captures them.
+    auto [laneValue, warpValue] = getLaneAndWarp(rewriter, loc);
+    Value lane = laneValue, warp = warpValue;
     Value shared = getExchangeScratch(rewriter, loc, op);
 
     if (!op->hasAttr(TileDialect::ScratchOrderedAttrHelper::getNameStr()))

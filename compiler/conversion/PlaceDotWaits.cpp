@@ -304,9 +304,11 @@ private:
         if (!group.value)
           continue;
         bool reads = false;
+        // `group` is a structured binding, which C++17 lambdas cannot capture.
+        Value pending = group.value;
         op.walk([&](Operation *user) {
           for (Value operand : user->getOperands())
-            if (operand == group.value && !chainsOn(user, group.value))
+            if (operand == pending && !chainsOn(user, pending))
               reads = true;
         });
         if (terminator && loop && carriedHere.contains(group.dot))

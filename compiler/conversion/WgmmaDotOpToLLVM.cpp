@@ -273,7 +273,9 @@ private:
         SharedTileLayout::swizzled(rows, getWgmmaSwizzle(cols));
     if (!bOperand ||
         !op->hasAttr(TileDialect::ReuseStagedBAttrHelper::getNameStr())) {
-      auto [lane, warp] = getLaneAndWarp(rewriter, loc);
+      // Named values, not a structured binding: a lambda captures them.
+      auto [laneValue, warpValue] = getLaneAndWarp(rewriter, loc);
+      Value lane = laneValue, warp = warpValue;
       // Earlier readers of the region are done, unless barriers already
       // order them (tile-elide-scratch-barriers; the mark is for the dot's
       // first staging: a, or b when a is read in place).
