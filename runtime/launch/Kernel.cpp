@@ -3,6 +3,7 @@
 #include "../cuda/CudaDriver.h"
 #include "EmbeddedKernels.h"
 #include "HostMemory.h"
+#include "ParallelFor.h"
 #include "TensorDescriptor.h"
 #include "tilemla/Interpreter/Interpreter.h"
 #include "tilemla/Runtime.h"
@@ -12,7 +13,6 @@
 #include <deque>
 #include <fmt/format.h>
 #include <fstream>
-#include <future>
 #include <mutex>
 #include <optional>
 #include <sstream>
@@ -430,31 +430,19 @@ void Kernel::prepare(
   // on other threads. The cache compiles a key once however many ask.
   CUcontext context = currentContext();
   std::vector<std::vector<ArgFact>> specs;
-  std::vector<std::future<std::shared_ptr<const runtime::Artifact>>> compiles;
+  std::vector<runtime::CompileRequest> compiles;
   for (const auto &[kernel, args] : launches) {
     specs.push_back(argSpecialization(args));
-    runtime::CompileRequest request;
-    {
-      std::lock_guard<std::mutex> lock(kernel.impl->mutex);
-      if (kernel.impl->find(context, specs.back())) {
-        compiles.emplace_back();
-        continue;
-      }
-      request = kernel.impl->requestFor(specs.back());
-    }
-    compiles.push_back(std::async(std::launch::async, [request] {
-      return runtime::getArtifact(request);
-    }));
+    std::lock_guard<std::mutex> lock(kernel.impl->mutex);
+    if (!kernel.impl->find(context, specs.back()))
+      compiles.push_back(kernel.impl->requestFor(specs.back()));
   }
-  // Every compile ends before the first error is thrown.
-  for (auto &compile : compiles)
-    if (compile.valid())
-      compile.wait();
-  for (size_t i = 0; i < launches.size(); ++i) {
-    if (compiles[i].valid())
-      compiles[i].get(); // rethrows the compile's error
-    launches[i].first.impl->get(context, specs[i]); // loads it
-  }
+  // One compile per hardware thread at most; every compile ends before the
+  // first error is rethrown.
+  runtime::parallelFor(compiles.size(), 0,
+                       [&](size_t i) { runtime::getArtifact(compiles[i]); });
+  for (size_t i = 0; i < launches.size(); ++i)
+    launches[i].first.impl->get(context, specs[i]); // loads what was compiled
 }
 
 KernelInfo Kernel::info() const {

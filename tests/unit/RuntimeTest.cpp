@@ -1,13 +1,19 @@
 //===- RuntimeTest.cpp - runtime behaviour that needs no GPU --------------===//
 #include "tilemla/Runtime.h"
 #include "../../runtime/cache/KernelCache.h"
+#include "../../runtime/launch/ParallelFor.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <stdexcept>
+#include <thread>
 #include <type_traits>
+#include <vector>
 
 using namespace tilemla;
 namespace fs = std::filesystem;
@@ -18,6 +24,38 @@ static bool namesTheMissingDriver(const std::string &message) {
   return message.find("CUDA driver") != std::string::npos ||
          message.find("cuInit") != std::string::npos ||
          message.find("cuDeviceGet") != std::string::npos;
+}
+
+// Kernel::prepare's loop: every index once, never more than the bound at
+// a time, and an error rethrown only after every call has ended.
+TEST(RuntimeTest, ParallelForRunsEachIndexOnceWithinItsBound) {
+  std::vector<std::atomic<int>> runs(200);
+  std::atomic<int> running{0}, most{0};
+  runtime::parallelFor(runs.size(), 4, [&](size_t i) {
+    int now = ++running;
+    for (int seen = most; now > seen && !most.compare_exchange_weak(seen, now);)
+      ;
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+    runs[i]++;
+    --running;
+  });
+  for (size_t i = 0; i < runs.size(); ++i)
+    EXPECT_EQ(runs[i], 1) << i;
+  EXPECT_LE(most, 4);
+  EXPECT_GE(most, 2) << "ran on one thread";
+
+  std::atomic<int> done{0};
+  EXPECT_THROW(runtime::parallelFor(50, 3,
+                                    [&](size_t i) {
+                                      if (i == 7)
+                                        throw std::runtime_error("seven");
+                                      std::this_thread::sleep_for(
+                                          std::chrono::microseconds(100));
+                                      ++done;
+                                    }),
+               std::runtime_error);
+  EXPECT_EQ(done, 49);
+  runtime::parallelFor(0, 0, [](size_t) { FAIL() << "no work to do"; });
 }
 
 TEST(RuntimeTest, LaunchWithoutADriverIsAClearError) {
