@@ -1,6 +1,8 @@
 //===- PTXBackend.cpp - LLVM IR -> PTX through the NVPTX backend ----------===//
 #include "tilemla/Backend/PTXBackend.h"
 
+#include "SplitGEPOffsets.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
@@ -103,6 +105,7 @@ Error optimizeLLVMIR(Module &module, const GpuTarget &target) {
   builder.crossRegisterProxies(loops, functions, cgscc, modules);
   ModulePassManager pipeline =
       builder.buildPerModuleDefaultPipeline(OptimizationLevel::O3);
+  pipeline.addPass(createModuleToFunctionPassAdaptor(SplitGEPOffsetsPass()));
   pipeline.run(module, modules);
   return Error::success();
 }
