@@ -12,6 +12,7 @@
 #include "tilemla/Conversion/Utility.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
 using namespace mlir::tile;
@@ -49,7 +50,6 @@ struct AsyncCopyOpConversion : OpConversionPattern<AsyncCopyOp> {
   matchAndRewrite(AsyncCopyOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    MLIRContext *ctx = rewriter.getContext();
     SharedBufferType bufferType = op.getBuffer().getType();
     RankedTensorType ptrType = op.getPtr().getType();
     Type elemType =
@@ -73,34 +73,54 @@ struct AsyncCopyOpConversion : OpConversionPattern<AsyncCopyOp> {
     while (width > 1 && rowStride % width != 0)
       width /= 2;
     unsigned bytes = width * elemBytes;
-    for (unsigned reg = 0; reg < ptrs.size(); reg += width) {
-      Value dst = sharedElementPtr(rewriter, loc, base, elemType,
-                                   indexer.index(rewriter, loc, offsets[reg]));
-      Value mask = masks.empty() ? Value() : masks[reg];
-      if (bytes < 4) {
-        copySynchronously(rewriter, loc, ArrayRef(ptrs).slice(reg, width), mask,
-                          dst, elemType);
-        continue;
-      }
-      Value srcSize;
-      if (mask)
-        srcSize = LLVM::SelectOp::create(rewriter, loc, mask,
-                                         i32Constant(rewriter, loc, bytes),
-                                         i32Constant(rewriter, loc, 0));
-      // .cg (L2 only) exists for 16-byte copies; the tile is used once.
-      auto cache = NVVM::LoadCacheModifierKindAttr::get(
-          ctx, bytes == 16 ? NVVM::LoadCacheModifierKind::CG
-                           : NVVM::LoadCacheModifierKind::CA);
-      NVVM::CpAsyncOp::create(rewriter, loc, dst, ptrs[reg],
-                              rewriter.getI32IntegerAttr(bytes), cache,
-                              srcSize);
+    // Threads that repeat another's elements copy nothing (a copy each would
+    // be a race of equal values on the same bytes); every thread commits
+    // its group, empty or not.
+    std::optional<OpBuilder::InsertionGuard> inFirstHolders;
+    if (Value first = emitIsFirstHolder(rewriter, loc, ptrType, lane, warp)) {
+      auto onlyFirst = scf::IfOp::create(rewriter, loc, first,
+                                         /*withElseRegion=*/false);
+      inFirstHolders.emplace(rewriter);
+      rewriter.setInsertionPoint(onlyFirst.thenBlock()->getTerminator());
     }
+    emitCopies(rewriter, loc, ptrs, masks, base, indexer, offsets, elemType,
+               width, bytes);
+    inFirstHolders.reset();
     NVVM::CpAsyncCommitGroupOp::create(rewriter, loc);
     rewriter.eraseOp(op);
     return success();
   }
 
 private:
+  /// One cp.async per run of `width` registers (element by element below
+  /// 4 bytes).
+  void emitCopies(OpBuilder &b, Location loc, ArrayRef<Value> ptrs,
+                  ArrayRef<Value> masks, Value base, SharedTileIndexer &indexer,
+                  ArrayRef<SmallVector<int64_t>> offsets, Type elemType,
+                  unsigned width, unsigned bytes) const {
+    MLIRContext *ctx = b.getContext();
+    for (unsigned reg = 0; reg < ptrs.size(); reg += width) {
+      Value dst = sharedElementPtr(b, loc, base, elemType,
+                                   indexer.index(b, loc, offsets[reg]));
+      Value mask = masks.empty() ? Value() : masks[reg];
+      if (bytes < 4) {
+        copySynchronously(b, loc, ArrayRef(ptrs).slice(reg, width), mask, dst,
+                          elemType);
+        continue;
+      }
+      Value srcSize;
+      if (mask)
+        srcSize = LLVM::SelectOp::create(
+            b, loc, mask, i32Constant(b, loc, bytes), i32Constant(b, loc, 0));
+      // .cg (L2 only) exists for 16-byte copies; the tile is used once.
+      auto cache = NVVM::LoadCacheModifierKindAttr::get(
+          ctx, bytes == 16 ? NVVM::LoadCacheModifierKind::CG
+                           : NVVM::LoadCacheModifierKind::CA);
+      NVVM::CpAsyncOp::create(b, loc, dst, ptrs[reg],
+                              b.getI32IntegerAttr(bytes), cache, srcSize);
+    }
+  }
+
   /// Element by element through registers; masked-off elements are zero.
   void copySynchronously(OpBuilder &b, Location loc, ArrayRef<Value> ptrs,
                          Value mask, Value dst, Type elemType) const {

@@ -184,6 +184,16 @@ DimPlacement placement(const ResolvedLayout &resolved, unsigned rootDim) {
   }
   return p;
 }
+
+/// (id >> shift) % count, count a power of two: a lane's or warp's index
+/// along one dimension.
+Value indexAlong(OpBuilder &builder, Location loc, Value id, int64_t shift,
+                 int64_t count) {
+  Value shifted =
+      LLVM::LShrOp::create(builder, loc, id, i32Constant(builder, loc, shift));
+  return LLVM::AndOp::create(builder, loc, shifted,
+                             i32Constant(builder, loc, count - 1));
+}
 } // namespace
 
 SmallVector<SmallVector<int64_t>>
@@ -220,14 +230,8 @@ SmallVector<Value> mlir::tile::emitBaseCoords(OpBuilder &builder, Location loc,
   SmallVector<Value> base;
   for (unsigned rootDim : resolved.dims) {
     DimPlacement p = placement(resolved, rootDim);
-    auto indexAlong = [&](Value id, int64_t shift, int64_t count) {
-      Value shifted = LLVM::LShrOp::create(builder, loc, id,
-                                           i32Constant(builder, loc, shift));
-      return LLVM::AndOp::create(builder, loc, shifted,
-                                 i32Constant(builder, loc, count - 1));
-    };
-    Value laneIdx = indexAlong(lane, p.laneShift, p.tpw);
-    Value warpIdx = indexAlong(warp, p.warpShift, p.wpc);
+    Value laneIdx = indexAlong(builder, loc, lane, p.laneShift, p.tpw);
+    Value warpIdx = indexAlong(builder, loc, warp, p.warpShift, p.wpc);
     Value coord = LLVM::AddOp::create(
         builder, loc,
         LLVM::MulOp::create(builder, loc, laneIdx,
@@ -267,6 +271,36 @@ Value mlir::tile::emitWarpIndexAlong(OpBuilder &builder, Location loc,
   return LLVM::AndOp::create(
       builder, loc, shifted,
       i32Constant(builder, loc, getDistinctWarpCount(type, dim) - 1));
+}
+
+Value mlir::tile::emitIsFirstHolder(OpBuilder &builder, Location loc,
+                                    RankedTensorType type, Value lane,
+                                    Value warp) {
+  ResolvedLayout resolved = resolveLayout(type);
+  if (resolved.warpgroup)
+    return {};
+  // Along each root dimension a thread's first coordinate, before wrapping
+  // around the size, is u = lane index * spt + warp index * spt * tpw; the
+  // threads with u >= size repeat those with u % size (a sliced dimension
+  // has size 1: only index 0 is not a repeat).
+  Value first;
+  for (unsigned rootDim = 0; rootDim < resolved.shape.size(); ++rootDim) {
+    DimPlacement p = placement(resolved, rootDim);
+    if (p.spt * p.tpw * p.wpc <= p.size)
+      continue;
+    Value u = LLVM::AddOp::create(
+        builder, loc,
+        LLVM::MulOp::create(builder, loc,
+                            indexAlong(builder, loc, lane, p.laneShift, p.tpw),
+                            i32Constant(builder, loc, p.spt)),
+        LLVM::MulOp::create(builder, loc,
+                            indexAlong(builder, loc, warp, p.warpShift, p.wpc),
+                            i32Constant(builder, loc, p.warpMul)));
+    Value inside = LLVM::ICmpOp::create(builder, loc, LLVM::ICmpPredicate::ult,
+                                        u, i32Constant(builder, loc, p.size));
+    first = first ? LLVM::AndOp::create(builder, loc, first, inside) : inside;
+  }
+  return first;
 }
 
 SmallVector<int64_t> mlir::tile::getRowMajorStrides(ArrayRef<int64_t> shape) {

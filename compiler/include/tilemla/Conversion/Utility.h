@@ -116,6 +116,13 @@ unsigned getDistinctWarpCount(RankedTensorType type, unsigned dim);
 Value emitWarpIndexAlong(OpBuilder &builder, Location loc,
                          RankedTensorType type, unsigned dim, Value warp);
 
+/// Whether this thread holds the first copy of its elements (i1), where a
+/// blocked layout repeats a tensor smaller than its threads' extent (lanes
+/// or warps past the size along a dimension hold copies); null when no
+/// thread repeats another (or for wgmma accumulators). A write to shared
+/// memory by every copy would be a race of equal values.
+Value emitIsFirstHolder(OpBuilder &builder, Location loc, RankedTensorType type,
+                        Value lane, Value warp);
 /// Row-major linear index of each register's element: base + offsets[r].
 std::pair<Value, SmallVector<int64_t>>
 emitLinearIndices(OpBuilder &builder, Location loc, RankedTensorType type,
