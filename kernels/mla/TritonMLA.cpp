@@ -253,28 +253,36 @@ TritonMLAImpl::Kernels &TritonMLAImpl::kernelsFor(int64_t pageSize, int splits,
   // and more, see launchShape), 64-token steps (32 with 2 warps) in 2
   // pipeline stages: the fastest measured with mla-bench
   // --block-n/--stages/--warps on the H200.
-  KernelOptions stage1Options;
-  stage1Options.numWarps = shape.warps;
-  Kernels kernels{
-      Kernel::fromEmbedded("mla/mla_decode_stage1", stage1, stage1Options),
-      Kernel::fromEmbedded("mla/mla_decode_stage2", stage2), std::nullopt};
+  Kernels kernels{sharedKernel("mla/mla_decode_stage1", stage1, shape.warps),
+                  Kernel::fromEmbedded("mla/mla_decode_stage2", stage2),
+                  std::nullopt};
   if (scheduled) {
     // One program over the whole batch: BLOCK_B covers maxBatch, with a
     // warp per 64 requests (4..16) so its tiles stay in registers.
     int64_t blockB = 32;
     while (blockB < opts.maxBatch)
       blockB *= 2;
-    KernelOptions scheduleOptions;
-    scheduleOptions.numWarps =
-        unsigned(std::clamp<int64_t>(blockB / 64, 4, 16));
-    kernels.schedule = Kernel::fromEmbedded(
-        "mla/mla_decode_schedule",
-        {{"BLOCK_B", std::to_string(blockB)},
-         {"BLOCK_N", std::to_string(shape.tokenBlock)},
-         {"OVERHEAD", std::to_string(kScheduleOverheadBlocks)}},
-        scheduleOptions);
+    kernels.schedule =
+        sharedKernel("mla/mla_decode_schedule",
+                     {{"BLOCK_B", std::to_string(blockB)},
+                      {"BLOCK_N", std::to_string(shape.tokenBlock)},
+                      {"OVERHEAD", std::to_string(kScheduleOverheadBlocks)}},
+                     unsigned(std::clamp<int64_t>(blockB / 64, 4, 16)));
   }
   return kernelCache.emplace(key, std::move(kernels)).first->second;
+}
+
+Kernel TritonMLAImpl::sharedKernel(const std::string &name,
+                                   const Kernel::Constexprs &constexprs,
+                                   unsigned warps) {
+  auto key = std::make_tuple(name, constexprs, warps);
+  if (auto it = sharedKernels.find(key); it != sharedKernels.end())
+    return it->second;
+  KernelOptions options;
+  options.numWarps = warps;
+  return sharedKernels
+      .emplace(std::move(key), Kernel::fromEmbedded(name, constexprs, options))
+      .first->second;
 }
 
 /// Stage 2 starts while stage 1's last programs finish (sm_90+): its launch

@@ -501,6 +501,13 @@ private:
   std::map<std::tuple<int64_t, int, DType, DType, bool, bool, LaunchShape>,
            Kernels>
       kernelCache;
+  /// One Kernel per (source, constexprs, warps), shared by the kernel sets
+  /// that use it (stage 1 and the schedule do not depend on the split
+  /// count): each specialization is then loaded once, not once per set.
+  Kernel sharedKernel(const std::string &name,
+                      const Kernel::Constexprs &constexprs, unsigned warps);
+  std::map<std::tuple<std::string, Kernel::Constexprs, unsigned>, Kernel>
+      sharedKernels;
   /// Calls from several threads queue their launches one at a time...
   mutable std::mutex callMutex;
   /// ...and on the device, a call on another stream than the last one waits
