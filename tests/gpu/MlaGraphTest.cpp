@@ -96,6 +96,10 @@ void captureAndReplay(
     dlens.upload(problem.seqLens.data(), dlens.size());
     dout.fill(0xff);
     dlse.fill(0xff);
+    // The copies and fills run on the legacy stream, which the graph's
+    // non-blocking stream does not wait for: finish them first (under
+    // initcheck's timing the poison landed after the replay's writes).
+    synchronize();
   };
   mla::TensorView q = queryView(p, dq.data(), mla::DType::BF16);
   mla::TensorView kv = kvCacheView(p, dkv.data(), mla::DType::BF16);
