@@ -111,6 +111,8 @@ int TritonMLAImpl::precompileCalls(const DecodeCall &call) {
     launches.push_back({kernels->stage2, planned.stage2Args});
     if (planned.scheduled)
       launches.push_back({*kernels->schedule, planned.scheduleArgs});
+    if (kernels->check)
+      launches.push_back({*kernels->check, planned.checkArgs});
   }
   Kernel::prepare(launches);
   for (const auto &entry : sets)

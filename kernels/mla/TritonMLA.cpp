@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <climits>
 #include <cmath>
+#include <cstdlib>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -78,6 +79,8 @@ TritonMLAImpl::TritonMLAImpl(
     : heads(num_heads), rank(mla_args.kv_lora_rank),
       rope(mla_args.qk_rope_head_dim), softmaxScale(scale), mla(mla_args),
       opts(options) {
+  if (const char *check = std::getenv("TILEMLA_CHECK_INPUTS"))
+    opts.checkInputs = opts.checkInputs || std::string(check) == "1";
   (void)kv_sharing_target_layer_name; // KV sharing is the caller's business:
                                       // it hands us the shared cache.
   // The seed's refusals, in the seed's order, with its messages. Python's
@@ -190,6 +193,11 @@ TritonMLAImpl::TritonMLAImpl(
   workspace = std::make_unique<DeviceBuffer>(wsBytes);
   lseScratch = std::make_unique<DeviceBuffer>(size_t(opts.maxBatch) *
                                               size_t(heads) * sizeof(float));
+  if (opts.checkInputs) {
+    checkReport = std::make_unique<DeviceBuffer>(size_t(opts.maxBatch) * 3 * 4);
+    checkReport->fill(0);
+    checkedLens = std::make_unique<DeviceBuffer>(size_t(opts.maxBatch) * 4);
+  }
 }
 
 TritonMLAImpl::~TritonMLAImpl() = default;
@@ -269,6 +277,9 @@ TritonMLAImpl::Kernels &TritonMLAImpl::kernelsFor(int64_t pageSize, int splits,
                       {"OVERHEAD", std::to_string(kScheduleOverheadBlocks)}},
                      unsigned(std::clamp<int64_t>(blockB / 64, 4, 16)));
   }
+  if (opts.checkInputs)
+    kernels.check = sharedKernel("mla/mla_decode_check",
+                                 {{"PAGE", std::to_string(pageSize)}}, 4);
   return kernelCache.emplace(key, std::move(kernels)).first->second;
 }
 
@@ -487,13 +498,28 @@ TritonMLAImpl::plan(const DecodeCall &call) {
   // The schedule (mla_decode_schedule.tile says how it is laid out);
   // without one, stage 1 and 2 never read it.
   void *workList = scheduled ? schedule->data() : nullptr;
+  // Checked inputs: the decode reads the lengths the check let through.
+  const void *lensData = opts.checkInputs ? checkedLens->data() : lens.data;
   const auto maxBatchArg = KernelArg::i32(int32_t(opts.maxBatch));
   CallPlan launches{
       kernels,
       scheduled,
       unsigned(programs),
-      {unsigned(B), unsigned(heads), unsigned(rank / shape.columnBlock)}};
-  launches.scheduleArgs = {KernelArg::pointer(lens.data),
+      {unsigned(B), unsigned(heads), unsigned(rank / shape.columnBlock)},
+      unsigned(B)};
+  launches.tablePages = bt.shape[1];
+  launches.pageSize = pageSize;
+  launches.cachePages = numPages;
+  if (opts.checkInputs)
+    launches.checkArgs = {
+        KernelArg::pointer(lens.data),
+        KernelArg::pointer(bt.data),
+        KernelArg::i32(sbt),
+        KernelArg::i32(int32_t(std::min<int64_t>(bt.shape[1], INT32_MAX))),
+        KernelArg::i32(int32_t(std::min<int64_t>(numPages, INT32_MAX))),
+        KernelArg::pointer(checkReport->data()),
+        KernelArg::pointer(checkedLens->data())};
+  launches.scheduleArgs = {KernelArg::pointer(lensData),
                            KernelArg::i32(int32_t(B)).unspecialized(),
                            KernelArg::i32(int32_t(parts)),
                            KernelArg::pointer(workList), maxBatchArg};
@@ -505,7 +531,7 @@ TritonMLAImpl::plan(const DecodeCall &call) {
       tma ? KernelArg::tensor(kv.data, numPages * pageSize, rank + rope,
                               kv.strides[1])
           : KernelArg::tensor(wsO, 1, 8, 8),
-      KernelArg::pointer(bt.data), KernelArg::pointer(lens.data),
+      KernelArg::pointer(bt.data), KernelArg::pointer(lensData),
       KernelArg::pointer(wsO), KernelArg::pointer(wsLse),
       KernelArg::pointer(workList), maxBatchArg, KernelArg::i32(sqnB),
       KernelArg::i32(sqnH), KernelArg::i32(sqpB), KernelArg::i32(sqpH),
@@ -519,7 +545,7 @@ TritonMLAImpl::plan(const DecodeCall &call) {
   launches.stage2Args = {
       KernelArg::pointer(wsO),
       KernelArg::pointer(wsLse),
-      KernelArg::pointer(lens.data),
+      KernelArg::pointer(lensData),
       KernelArg::pointer(workList),
       maxBatchArg,
       KernelArg::pointer(o.data),
@@ -544,11 +570,31 @@ void TritonMLAImpl::run(const DecodeCall &call, StreamHandle stream) {
         {kernels.stage1, p.stage1Args}, {kernels.stage2, p.stage2Args}};
     if (p.scheduled)
       launches.push_back({*kernels.schedule, p.scheduleArgs});
+    if (kernels.check)
+      launches.push_back({*kernels.check, p.checkArgs});
     Kernel::prepare(launches);
     kernels.prepared = true;
   }
 
   workspaceOrder.acquire(stream);
+  if (kernels.check) {
+    const bool capturing = isStreamCapturing(stream);
+    if (checkedInCapture && !capturing) {
+      // A replay of a captured call may have reported since.
+      synchronizeStream(stream);
+      checkedInCapture = false;
+      throwIfReported(opts.maxBatch, p.tablePages, p.pageSize, p.cachePages,
+                      "found by a CUDA graph replay, which decoded the "
+                      "request as empty");
+    }
+    kernels.check->launch({p.batch, 1, 1}, p.checkArgs, stream);
+    checkedInCapture = checkedInCapture || capturing;
+    if (!capturing) {
+      synchronizeStream(stream);
+      throwIfReported(p.batch, p.tablePages, p.pageSize, p.cachePages,
+                      "nothing was decoded");
+    }
+  }
   if (p.scheduled)
     kernels.schedule->launch({1, 1, 1}, p.scheduleArgs, stream,
                              kDependentLaunch);

@@ -80,14 +80,14 @@ float GpuEvent::elapsedMs(const GpuEvent &start, const GpuEvent &end) {
              static_cast<CUevent>(end.event));
   return ms;
 }
-namespace {
-bool isCapturing(StreamHandle stream) {
+bool isStreamCapturing(StreamHandle stream) {
+  if (isInterpreterMode())
+    return false;
   int status = CU_STREAM_CAPTURE_STATUS_NONE;
   TILEMLA_CU(cuStreamIsCapturing, "a stream", static_cast<CUstream>(stream),
              &status);
   return status != CU_STREAM_CAPTURE_STATUS_NONE;
 }
-} // namespace
 
 StreamOrder::~StreamOrder() {
   if (event)
@@ -95,7 +95,7 @@ StreamOrder::~StreamOrder() {
 }
 
 void StreamOrder::acquire(StreamHandle stream) {
-  if (pending && stream != last && !isCapturing(stream))
+  if (pending && stream != last && !isStreamCapturing(stream))
     TILEMLA_CU(cuStreamWaitEvent, "the previous stream's uses",
                static_cast<CUstream>(stream), static_cast<CUevent>(event), 0u);
 }
@@ -107,7 +107,7 @@ void StreamOrder::release(StreamHandle stream) {
   // wait for now, and an event recorded in a capture cannot be waited for
   // outside it.
   pending = false;
-  if (isCapturing(stream))
+  if (isStreamCapturing(stream))
     return;
   if (!event) {
     CUevent created = nullptr;

@@ -227,6 +227,8 @@ private:
 TILEMLA_API void synchronize();
 /// Waits for the work queued on `stream` (null: the legacy default stream).
 TILEMLA_API void synchronizeStream(StreamHandle stream);
+/// Whether `stream` is capturing a CUDA graph (never when interpreted).
+TILEMLA_API bool isStreamCapturing(StreamHandle stream);
 
 /// A CUDA event (cuEventCreate, with timing) for measuring stream-ordered
 /// work on the GPU, e.g.

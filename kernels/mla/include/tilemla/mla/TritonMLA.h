@@ -196,6 +196,16 @@ struct TritonMLAOptions {
   /// Where SplitPolicy::Auto schedules on the device (see
   /// SplitPolicy::Auto and DeviceSchedule).
   DeviceSchedule deviceSchedule = DeviceSchedule::Default;
+  /// Checked inputs (also on when the environment has
+  /// TILEMLA_CHECK_INPUTS=1): a kernel checks the metadata on the device
+  /// before the decode reads it (seq_lens >= 0 and within the block table's
+  /// row, the page ids a request uses within the cache). A bad request is
+  /// decoded as empty (o = 0, lse = -inf), never read outside the cache;
+  /// the call then synchronizes its stream and throws an Error naming the
+  /// request and the table column. Under graph capture nothing can wait:
+  /// a replay's violation is reported by the next call made outside a
+  /// capture. Off by default (no kernel, no synchronization).
+  bool checkInputs = false;
 };
 
 /// How SplitPolicy::BatchInvariant cuts a request: into pieces of
@@ -391,6 +401,7 @@ private:
   struct Kernels {
     Kernel stage1, stage2;
     std::optional<Kernel> schedule; ///< with a device-side schedule
+    std::optional<Kernel> check;    ///< with TritonMLAOptions::checkInputs
     /// Compiled together on the first call (the next ones take what their
     /// arguments select, as any launch).
     bool prepared = false;
@@ -402,7 +413,11 @@ private:
     bool scheduled;
     unsigned programs;
     Dim3 stage2Grid;
-    std::vector<KernelArg> scheduleArgs, stage1Args, stage2Args;
+    unsigned batch;
+    /// For checked inputs' messages: the table's columns, tokens per page
+    /// and the cache's pages.
+    int64_t tablePages = 0, pageSize = 0, cachePages = 0;
+    std::vector<KernelArg> checkArgs, scheduleArgs, stage1Args, stage2Args;
   };
   /// Checks a call's arguments (throwing what forward_decode documents)
   /// and plans its launches; nullopt for an empty batch. The caller holds
@@ -498,6 +513,16 @@ private:
   BatchInvariantChunks invariant;
   /// The device schedule (i32; laid out as mla_decode_schedule.tile says).
   std::unique_ptr<DeviceBuffer> workspace, lseScratch, schedule;
+  /// Checked inputs: per request (kind, position, value) as
+  /// mla_decode_check.tile writes them, and the lengths the decode reads.
+  std::unique_ptr<DeviceBuffer> checkReport, checkedLens;
+  /// A checked call was captured: a replay may have left a report.
+  bool checkedInCapture = false;
+  /// Throws for the first bad request among the first `entries` of a
+  /// finished check's report (and clears the report); `when` says what
+  /// became of the call.
+  void throwIfReported(int64_t entries, int64_t maxPages, int64_t pageSize,
+                       int64_t numPages, const char *when);
   std::map<std::tuple<int64_t, int, DType, DType, bool, bool, LaunchShape>,
            Kernels>
       kernelCache;
