@@ -82,6 +82,19 @@ inline MlaDeviceProblem uploadMlaProblem(const MlaProblem &p, mla::DType type) {
   d.metadata = decodeMetadata(p, d.blockTable.data(), d.seqLens.data());
   return d;
 }
+
+/// The outputs a finished call left in `d` (bf16 o, f32 lse) against p's
+/// fp64 reference.
+inline MlaErrors downloadedMlaErrors(const MlaProblem &p,
+                                     const MlaDeviceProblem &d) {
+  const size_t B = p.c.B(), H = p.c.H, R = p.c.R;
+  HostTensor got(DType::BF16, B * H * R), gotLse(DType::F32, B * H);
+  d.o.download(got.bytes.data(), got.bytes.size());
+  d.lse.download(gotLse.bytes.data(), gotLse.bytes.size());
+  got.decode();
+  gotLse.decode();
+  return mlaErrors(p, mlaReference(p), got.values, gotLse.values);
+}
 } // namespace tilemla::test
 
 #endif

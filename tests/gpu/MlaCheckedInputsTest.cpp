@@ -43,13 +43,7 @@ protected:
     MlaDeviceProblem d = uploadMlaProblem(p, mla::DType::BF16);
     impl.forward_decode(d.qView, d.kvView, d.metadata, d.oView, d.lseView);
     synchronize();
-    const size_t B = p.c.B(), H = p.c.H, R = p.c.R;
-    HostTensor got(DType::BF16, B * H * R), gotLse(DType::F32, B * H);
-    d.o.download(got.bytes.data(), got.bytes.size());
-    d.lse.download(gotLse.bytes.data(), gotLse.bytes.size());
-    got.decode();
-    gotLse.decode();
-    MlaErrors e = mlaErrors(p, mlaReference(p), got.values, gotLse.values);
+    MlaErrors e = downloadedMlaErrors(p, d);
     EXPECT_LE(e.o, 1e-2) << "at " << e.where;
     EXPECT_LE(e.lse, 1e-3);
   }

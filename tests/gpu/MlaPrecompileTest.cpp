@@ -79,13 +79,7 @@ protected:
         << "a call chose a kernel set precompile did not prepare";
 
     synchronize();
-    HostTensor got(DType::BF16, size_t(B) * H * R),
-        gotLse(DType::F32, size_t(B) * H);
-    d.o.download(got.bytes.data(), got.bytes.size());
-    d.lse.download(gotLse.bytes.data(), gotLse.bytes.size());
-    got.decode();
-    gotLse.decode();
-    MlaErrors e = mlaErrors(p, mlaReference(p), got.values, gotLse.values);
+    MlaErrors e = downloadedMlaErrors(p, d);
     EXPECT_LE(e.o, 1e-2) << "at " << e.where;
     EXPECT_LE(e.lse, 1e-3);
   }
