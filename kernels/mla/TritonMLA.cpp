@@ -580,9 +580,9 @@ void TritonMLAImpl::run(const DecodeCall &call, StreamHandle stream) {
   if (kernels.check) {
     const bool capturing = isStreamCapturing(stream);
     if (checkedInCapture && !capturing) {
-      // A replay of a captured call may have reported since.
+      // A replay of a captured call may have reported since (any of them,
+      // for as long as the graph lives: the flag stays).
       synchronizeStream(stream);
-      checkedInCapture = false;
       throwIfReported(opts.maxBatch, p.tablePages, p.pageSize, p.cachePages,
                       "found by a CUDA graph replay, which decoded the "
                       "request as empty");

@@ -516,7 +516,8 @@ private:
   /// Checked inputs: per request (kind, position, value) as
   /// mla_decode_check.tile writes them, and the lengths the decode reads.
   std::unique_ptr<DeviceBuffer> checkReport, checkedLens;
-  /// A checked call was captured: a replay may have left a report.
+  /// A checked call was captured: any replay may leave a report, which
+  /// every later call outside a capture reads first.
   bool checkedInCapture = false;
   /// Throws for the first bad request among the first `entries` of a
   /// finished check's report (and clears the report); `when` says what
