@@ -5,7 +5,8 @@
 // graph after uploading new inputs (q, KV cache, block table) into the same
 // buffers, and checks every replay against the fp64 reference. The graph API
 // is reached through libcuda.so.1 directly (dlopen), as a framework would.
-// Then host threads call forward_decode at once, each on its own stream.
+// A checked call's replay reports a bad page id on the next call. Then host
+// threads call forward_decode at once, each on its own stream.
 //
 //===----------------------------------------------------------------------===//
 #include "../common/DynamicLibrary.h"
@@ -176,6 +177,94 @@ TEST(MlaGraphTest, CapturedDecodeReplaysWithNewInputs) {
   // (With the device schedule; host-side splits, persistent or not.)
   captureAndReplay(api, c, rng, 0, mla::DeviceSchedule::Always);
   captureAndReplay(api, c, rng, /*persistentWaves=*/1);
+}
+
+/// A checked call (TritonMLAOptions::checkInputs) captured in a graph: a
+/// valid replay decodes; a replay whose block table holds a page id past the
+/// cache decodes that request as empty (nothing outside the cache is read)
+/// and the next call outside a capture throws, naming the request, the
+/// column and the replay; the calls and replays after it decode again.
+TEST(MlaGraphTest, CheckedReplayReportsOnTheNextCall) {
+  if (!isGpuAvailable())
+    GTEST_SKIP() << "CUDA graphs need a GPU";
+  const GraphApi *api = GraphApi::get();
+  ASSERT_NE(api, nullptr) << "libcuda.so.1 lacks the graph API";
+  uint64_t seed = freshSeed();
+  std::mt19937_64 rng(seed);
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  MlaCase c;
+  c.H = 16, c.page = 64, c.lens = {300, 1000, 77};
+  const MlaProblem p = makeMlaProblem(c, rng);
+  mla::TritonMLAOptions options;
+  options.maxBatch = c.B();
+  options.checkInputs = true;
+  mla::TritonMLAImpl impl(c.H, c.R + c.P, c.scale, 1, std::nullopt,
+                          std::nullopt, "auto", std::nullopt, "decoder",
+                          std::nullopt, mla::MLAArgs{c.R, c.P, 128, 128},
+                          options);
+  MlaDeviceProblem d = uploadMlaProblem(p, mla::DType::BF16);
+  auto expectDecoded = [&](const char *what) {
+    MlaErrors e = downloadedMlaErrors(p, d);
+    EXPECT_LE(e.o, 1e-2) << what << " at " << e.where;
+    EXPECT_LE(e.lse, 1e-3) << what;
+  };
+  auto setTable = [&](const std::vector<int32_t> &table) {
+    d.blockTable.upload(table.data(), table.size() * 4);
+    d.o.fill(0xff);
+    d.lse.fill(0xff);
+    synchronize(); // the graph's stream does not wait for the legacy one
+  };
+
+  void *stream = nullptr;
+  ASSERT_EQ(api->streamCreate(&stream, kStreamNonBlocking), 0);
+  impl.forward_decode(d.qView, d.kvView, d.metadata, d.oView, d.lseView,
+                      stream); // compiles outside the capture
+  ASSERT_EQ(api->streamSynchronize(stream), 0);
+  void *graph = nullptr, *exec = nullptr;
+  ASSERT_EQ(api->beginCapture(stream, kCaptureModeThreadLocal), 0);
+  impl.forward_decode(d.qView, d.kvView, d.metadata, d.oView, d.lseView,
+                      stream);
+  ASSERT_EQ(api->endCapture(stream, &graph), 0);
+  ASSERT_EQ(api->instantiate(&exec, graph, 0), 0);
+
+  setTable(p.blockTable);
+  ASSERT_EQ(api->launch(exec, stream), 0);
+  ASSERT_EQ(api->streamSynchronize(stream), 0);
+  expectDecoded("valid replay");
+
+  // Request 1's third page (tokens 128..191) is past the cache's last one.
+  std::vector<int32_t> bad = p.blockTable;
+  bad[p.btStride + 2] = p.numPages + 5;
+  setTable(bad);
+  ASSERT_EQ(api->launch(exec, stream), 0);
+  ASSERT_EQ(api->streamSynchronize(stream), 0);
+  setTable(p.blockTable);
+  std::string message;
+  try {
+    impl.forward_decode(d.qView, d.kvView, d.metadata, d.oView, d.lseView,
+                        stream);
+  } catch (const Error &e) {
+    message = e.what();
+  }
+  const std::string expected =
+      "block_table[1, 2] = " + std::to_string(p.numPages + 5) +
+      ": not a page of kv_cache";
+  EXPECT_NE(message.find(expected), std::string::npos)
+      << "message: '" << message << "'";
+  EXPECT_NE(message.find("CUDA graph replay"), std::string::npos)
+      << "message: '" << message << "'";
+
+  impl.forward_decode(d.qView, d.kvView, d.metadata, d.oView, d.lseView,
+                      stream);
+  ASSERT_EQ(api->streamSynchronize(stream), 0);
+  expectDecoded("call after the report");
+  setTable(p.blockTable);
+  ASSERT_EQ(api->launch(exec, stream), 0);
+  ASSERT_EQ(api->streamSynchronize(stream), 0);
+  expectDecoded("replay after the report");
+  api->execDestroy(exec);
+  api->graphDestroy(graph);
+  api->streamDestroy(stream);
 }
 
 /// `threads` host threads decode their own batches at once, each on its own
