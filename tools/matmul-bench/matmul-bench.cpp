@@ -112,7 +112,8 @@ struct ShapeResult {
       "            and ':p' for a persistent grid (a program per SM, each\n"
       "            taking tiles that far apart) (default 128x256x64:3:8,\n"
       "            the kernel's defaults, 128x256x64:4:8:ws:p, and\n"
-      "            128x128x64:3:8; for M <= 128 also 128x64x64:4:8)\n"
+      "            128x128x64:3:8; for M <= 128 also 128x64x64:4:8 and\n"
+      "            128x64x128:4:8)\n"
       "  --runs    timed calls (default 50; fewer, at least 10, when one\n"
       "            call is long), --warmup calls before (default 5)\n"
       "  --flush-mib  L2 flush buffer (default 256)\n"
@@ -223,8 +224,12 @@ std::vector<Tiling> tilingsFor(const Shape &s, const Options &o) {
     return o.tilings;
   std::vector<Tiling> out{Tiling{}, Tiling{128, 256, 64, 4, 8, true, true},
                           Tiling{128, 128, 64, 3, 8}};
-  if (s.M <= 128) // skinny: more programs along N
+  // Skinny: more programs along N, and deeper k steps (H200, 128 x 8192 x
+  // 8192: 128x64x64:4 0.75x cuBLAS, 128x64x128:4 0.92x, 128x64x64:8 0.87x).
+  if (s.M <= 128) {
     out.push_back(Tiling{128, 64, 64, 4, 8});
+    out.push_back(Tiling{128, 64, 128, 4, 8});
+  }
   return out;
 }
 
