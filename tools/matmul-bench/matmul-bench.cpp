@@ -74,6 +74,7 @@ struct Options {
   size_t workspaceMiB = 32;
   bool checkHost = false, list = false;
   std::string json;
+  std::string kernelFile; ///< a matmul_desc variant; empty: the embedded one
   uint64_t seed = 0x3a7d;
 };
 
@@ -101,7 +102,7 @@ struct ShapeResult {
       "usage: matmul-bench [--shape=MxNxK,...] [--tiling=BMxBNxBK:S:W,...]\n"
       "                    [--runs=N] [--warmup=N] [--flush-mib=N]\n"
       "                    [--workspace-mib=N] [--check-host] [--list]\n"
-      "                    [--json=FILE] [--seed=N]\n"
+      "                    [--json=FILE] [--seed=N] [--kernel=FILE]\n"
       "\n"
       "  --shape   M x N x K, C[M, N] = A[M, K] @ B[K, N], bf16 row-major\n"
       "            (default 4096x4096x4096,8192x8192x8192,128x8192x8192,\n"
@@ -121,6 +122,9 @@ struct ShapeResult {
       "  --check-host  also check sampled rows against an fp64 host product\n"
       "  --list    print the shapes and tilings and exit (needs no GPU)\n"
       "  --json    write every result as JSON\n"
+      "  --kernel  a variant of kernels/examples/matmul_desc.tile (same\n"
+      "            arguments and constexprs) to time instead, e.g. an\n"
+      "            epilogue experiment\n"
       "Without a GPU: prints 'no GPU' and exits 0; without libcublasLt:\n"
       "'cuBLAS unavailable: ...', and times tilemla alone.\n");
   std::exit(status);
@@ -211,6 +215,8 @@ Options parseOptions(int argc, char **argv) {
       o.json = value;
     else if (arg == "--seed")
       o.seed = uint64_t(positiveInt(arg, value, 0));
+    else if (arg == "--kernel")
+      o.kernelFile = value;
     else {
       std::fprintf(stderr, "matmul-bench: unknown argument '%s'\n", argv[i]);
       usage(2);
@@ -294,17 +300,19 @@ struct HostReference {
 // Measurements
 //===----------------------------------------------------------------------===//
 
-Kernel compileTiling(const Tiling &t) {
-  return Kernel::fromEmbedded(
-      "examples/matmul_desc",
-      {{"T", "bf16"},
-       {"OUT", "bf16"},
-       {"BLOCK_M", std::to_string(t.m)},
-       {"BLOCK_N", std::to_string(t.n)},
-       {"BLOCK_K", std::to_string(t.k)},
-       {"STAGES", std::to_string(t.stages)},
-       {"WARP_SPECIALIZE", t.warpSpecialize ? "1" : "0"}},
-      {t.warps, ""});
+Kernel compileTiling(const Tiling &t, const std::string &kernelFile) {
+  Kernel::Constexprs constexprs{
+      {"T", "bf16"},
+      {"OUT", "bf16"},
+      {"BLOCK_M", std::to_string(t.m)},
+      {"BLOCK_N", std::to_string(t.n)},
+      {"BLOCK_K", std::to_string(t.k)},
+      {"STAGES", std::to_string(t.stages)},
+      {"WARP_SPECIALIZE", t.warpSpecialize ? "1" : "0"}};
+  if (!kernelFile.empty())
+    return Kernel::fromFile(kernelFile, constexprs, {t.warps, ""});
+  return Kernel::fromEmbedded("examples/matmul_desc", constexprs,
+                              {t.warps, ""});
 }
 
 ShapeResult runShape(const Shape &s, const Options &o, GpuTimer &timer,
@@ -344,7 +352,7 @@ ShapeResult runShape(const Shape &s, const Options &o, GpuTimer &timer,
     Row row;
     row.tiling = t;
     try {
-      Kernel kernel = compileTiling(t);
+      Kernel kernel = compileTiling(t, o.kernelFile);
       unsigned tiles =
           unsigned(((s.M + t.m - 1) / t.m) * ((s.N + t.n - 1) / t.n));
       unsigned grid = t.persistent ? std::min(tiles, unsigned(sms)) : tiles;
