@@ -157,13 +157,23 @@ void captureAndReplay(
   api->streamDestroy(stream);
 }
 
-TEST(MlaGraphTest, CapturedDecodeReplaysWithNewInputs) {
-  if (!isGpuAvailable())
-    GTEST_SKIP() << "CUDA graphs need a GPU";
-  const GraphApi *api = GraphApi::get();
-  ASSERT_NE(api, nullptr) << "libcuda.so.1 lacks the graph API";
-  uint64_t seed = freshSeed();
-  std::mt19937_64 rng(seed);
+/// The graph API and a fresh seed; without a GPU the test is skipped.
+class MlaGraphTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    if (!isGpuAvailable())
+      GTEST_SKIP() << "CUDA graphs need a GPU";
+    api = GraphApi::get();
+    ASSERT_NE(api, nullptr) << "libcuda.so.1 lacks the graph API";
+    seed = freshSeed();
+    rng.seed(seed);
+  }
+  const GraphApi *api = nullptr;
+  uint64_t seed = 0;
+  std::mt19937_64 rng;
+};
+
+TEST_F(MlaGraphTest, CapturedDecodeReplaysWithNewInputs) {
   SCOPED_TRACE("seed " + std::to_string(seed));
   MlaCase c;
   c.H = 16, c.page = 64, c.lens = {4096, 1000, 2048, 77, 0, 3};
@@ -184,13 +194,7 @@ TEST(MlaGraphTest, CapturedDecodeReplaysWithNewInputs) {
 /// cache decodes that request as empty (nothing outside the cache is read)
 /// and the next call outside a capture throws, naming the request, the
 /// column and the replay; the calls and replays after it decode again.
-TEST(MlaGraphTest, CheckedReplayReportsOnTheNextCall) {
-  if (!isGpuAvailable())
-    GTEST_SKIP() << "CUDA graphs need a GPU";
-  const GraphApi *api = GraphApi::get();
-  ASSERT_NE(api, nullptr) << "libcuda.so.1 lacks the graph API";
-  uint64_t seed = freshSeed();
-  std::mt19937_64 rng(seed);
+TEST_F(MlaGraphTest, CheckedReplayReportsOnTheNextCall) {
   SCOPED_TRACE("seed " + std::to_string(seed));
   MlaCase c;
   c.H = 16, c.page = 64, c.lens = {300, 1000, 77};
