@@ -1,6 +1,7 @@
 //===- PTXBackend.cpp - LLVM IR -> PTX through the NVPTX backend ----------===//
 #include "tilemla/Backend/PTXBackend.h"
 
+#include "PairFPTruncs.h"
 #include "SplitGEPOffsets.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -106,6 +107,7 @@ Error optimizeLLVMIR(Module &module, const GpuTarget &target) {
   ModulePassManager pipeline =
       builder.buildPerModuleDefaultPipeline(OptimizationLevel::O3);
   pipeline.addPass(createModuleToFunctionPassAdaptor(SplitGEPOffsetsPass()));
+  pipeline.addPass(createModuleToFunctionPassAdaptor(PairFPTruncsPass()));
   pipeline.run(module, modules);
   return Error::success();
 }

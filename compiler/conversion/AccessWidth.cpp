@@ -210,6 +210,24 @@ unsigned widthFor(Operation *op, Value ptr, Value mask,
     width = std::min(width, analysis.get(mask).constancy);
   return std::max<int64_t>(1, width);
 }
+/// A store whose 16-bit values sit in a tensor-core accumulator layout
+/// (four lanes hold an 8-column tile's row, two columns each) and whose row
+/// runs of 32 columns are contiguous, 16-byte aligned and masked alike
+/// every 8: the quad of lanes can transpose four tiles and store 16 bytes
+/// per lane instead of 4.
+bool allowsQuadStore(StoreOp store, const AxisInfoAnalysis &analysis) {
+  auto type = dyn_cast<RankedTensorType>(store.getValue().getType());
+  auto mma = type ? dyn_cast_or_null<MmaEncodingAttr>(type.getEncoding())
+                  : MmaEncodingAttr();
+  if (!mma || type.getRank() != 2 || !type.getElementType().isIntOrFloat() ||
+      type.getElementType().getIntOrFloatBitWidth() != 16 ||
+      (type.getDimSize(1) / mma.getWarpsPerCTA()[1]) % 32 != 0)
+    return false;
+  AxisInfo info = analysis.get(store.getPtr());
+  if (info.contiguity < 32 || info.divisibility < 16)
+    return false;
+  return !store.getMask() || analysis.get(store.getMask()).constancy >= 8;
+}
 } // namespace
 
 void mlir::tile::annotateAccessWidths(ModuleOp module) {
@@ -232,9 +250,12 @@ void mlir::tile::annotateAccessWidths(ModuleOp module) {
       unsigned width = 0;
       if (auto load = dyn_cast<LoadOp>(op))
         width = widthFor(op, load.getPtr(), load.getMask(), analysis);
-      else if (auto store = dyn_cast<StoreOp>(op))
+      else if (auto store = dyn_cast<StoreOp>(op)) {
         width = widthFor(op, store.getPtr(), store.getMask(), analysis);
-      else if (auto copy = dyn_cast<AsyncCopyOp>(op))
+        if (allowsQuadStore(store, analysis))
+          op->setAttr(TileDialect::QuadStoreAttrHelper::getNameStr(),
+                      UnitAttr::get(op->getContext()));
+      } else if (auto copy = dyn_cast<AsyncCopyOp>(op))
         width = widthFor(op, copy.getPtr(), copy.getMask(), analysis);
       if (width)
         op->setAttr(

@@ -221,58 +221,28 @@ INSTANTIATE_TEST_SUITE_P(DTypes, MatmulTest,
                                            DType::BF16));
 
 class MatmulDescTest : public GpuTest,
-                       public ::testing::WithParamInterface<DType> {};
-
-/// matmul_desc reads A [M, K] and B [K, N] through tensor descriptors whose
-/// rows are padded (the padding and B's rows at or past k_end hold NaN: a
-/// kernel that reads either fails). On sm_90a the wgmma configurations
-/// stream both with TMA (box panels of 128/64-byte swizzles, zeroed tail
-/// rows); the 32-row tiles (mma.sync) and the unpipelined loop read them
-/// through pointers. The reference sums k < min(K, k_end) in fp64; inputs
-/// are exact, so only the f32 accumulation rounds (checked at 1e-5). The
-/// first tiling is the kernel's default (128 x 256 x 64, 3 stages, and the
-/// 8 warps it declares); two 128-row tilings also run warp-specialized (a
-/// producer warpgroup issues the TMA copies: 4 more warps on sm_90a);
-/// 128 x 64 x 128 is matmul-bench's skinny tiling (two A panels per k step).
-/// Some run on a persistent grid of 2 programs, each taking every other tile:
-/// the k loop is entered once per tile, and its stages and barrier phases
-/// go on across tiles (with and without a producer, TMA and cp.async).
-TEST_P(MatmulDescTest, MatchesReference) {
-  DType type = GetParam();
+                       public ::testing::WithParamInterface<DType> {
+protected:
   struct Shape {
     int m, n, k, kEnd;
   };
-  struct Variant {
-    Tiling tiling;
-    bool warpSpecialize;
-    bool persistent = false;
-  };
-  for (auto [t, warpSpecialize, persistent] :
-       {Variant{{128, 256, 64, 3, 0}, false},
-        Variant{{128, 256, 64, 3, 0}, true},
-        Variant{{128, 256, 64, 4, 0}, true, true},
-        Variant{{128, 128, 64, 3, 8}, false},
-        Variant{{128, 128, 64, 3, 8}, false, true},
-        Variant{{128, 128, 64, 4, 8}, true},
-        Variant{{128, 64, 128, 4, 8}, false},
-        Variant{{64, 64, 64, 2, 4}, false}, Variant{{64, 128, 32, 2, 8}, false},
-        Variant{{32, 32, 32, 2, 4}, false},
-        Variant{{32, 32, 32, 2, 4}, false, true},
-        Variant{{64, 64, 64, 1, 4}, false}}) {
-    std::string what = t.describe() +
-                       (warpSpecialize ? " warp-specialized" : "") +
-                       (persistent ? " persistent" : "");
-    Kernel kernel =
-        t.compile("examples/matmul_desc", type,
-                  {{"WARP_SPECIALIZE", warpSpecialize ? "1" : "0"}});
-    if (warpSpecialize && !isInterpreterMode() &&
-        kernel.info().arch == "sm_90a")
-      EXPECT_EQ(kernel.info().producerWarps, 4u) << what;
-    for (Shape s : {Shape{64, 64, 64, 64}, Shape{300, 200, 264, 200},
-                    Shape{130, 72, 96, 1000}, Shape{1, 8, 8, 8}}) {
-      const int padA = s.k + 8, padB = s.n + 16; // row strides, elements
+  /// Runs `kernel` (matmul_desc with tiling `t`, inputs in `type`, C in
+  /// `out`) on `shapes` and checks C against an fp64 reference. A and B
+  /// are padded (the padding and B's rows at or past k_end hold NaN: a
+  /// kernel that reads either fails); C starts poisoned. The inputs are
+  /// exact, so only the f32 accumulation rounds (1e-5 of the sum of
+  /// |terms|), and a 16-bit C rounds once more (half an ulp of the value).
+  void check(Kernel &kernel, DType type, DType out, const Tiling &t,
+             bool persistent, const std::string &what,
+             std::initializer_list<Shape> shapes) {
+    double rounding = out == DType::F32   ? 0
+                      : out == DType::F16 ? std::ldexp(1.0, -11)
+                                          : std::ldexp(1.0, -8);
+    for (Shape s : shapes) {
+      // Row strides in elements, multiples of 16 bytes as TMA needs.
+      const int padA = s.k + 8, padB = (s.n + 16 + 7) / 8 * 8;
       HostTensor a(type, s.m * padA), b(type, s.k * padB);
-      HostTensor c(DType::F32, s.m * s.n);
+      HostTensor c(out, s.m * s.n);
       fillUniform(a, rng, -1, 1);
       fillUniform(b, rng, -1, 1);
       for (int i = 0; i < s.m; ++i)
@@ -304,14 +274,86 @@ TEST_P(MatmulDescTest, MatchesReference) {
             total += term;
             magnitude += std::fabs(term);
           }
+          double allowed = 1e-5 * magnitude + rounding * std::fabs(total);
           double error = std::fabs(c.values[i * s.n + j] - total) /
-                         std::max(magnitude, 1e-30);
+                         std::max(allowed, 1e-30);
           worst = std::isnan(error) ? INFINITY : std::max(worst, error);
         }
-      EXPECT_LE(worst, 1e-5)
+      EXPECT_LE(worst, 1.0)
           << s.m << "x" << s.n << "x" << s.k << " k_end=" << s.kEnd << " "
-          << what << " dtype=" << dtypeName(type) << " seed=" << seed;
+          << what << " dtype=" << dtypeName(type) << " out=" << dtypeName(out)
+          << " seed=" << seed << " (error / allowed)";
     }
+  }
+};
+
+/// On sm_90a the wgmma configurations stream both inputs with TMA (box
+/// panels of 128/64-byte swizzles, zeroed tail rows); the 32-row tiles
+/// (mma.sync) and the unpipelined loop read them through pointers. The
+/// first tiling is the kernel's default (128 x 256 x 64, 3 stages, and the
+/// 8 warps it declares); two 128-row tilings also run warp-specialized (a
+/// producer warpgroup issues the TMA copies: 4 more warps on sm_90a);
+/// 128 x 64 x 128 is matmul-bench's skinny tiling (two A panels per k step).
+/// Some run on a persistent grid of 2 programs, each taking every other tile:
+/// the k loop is entered once per tile, and its stages and barrier phases
+/// go on across tiles (with and without a producer, TMA and cp.async).
+TEST_P(MatmulDescTest, MatchesReference) {
+  DType type = GetParam();
+  struct Variant {
+    Tiling tiling;
+    bool warpSpecialize;
+    bool persistent = false;
+  };
+  for (auto [t, warpSpecialize, persistent] :
+       {Variant{{128, 256, 64, 3, 0}, false},
+        Variant{{128, 256, 64, 3, 0}, true},
+        Variant{{128, 256, 64, 4, 0}, true, true},
+        Variant{{128, 128, 64, 3, 8}, false},
+        Variant{{128, 128, 64, 3, 8}, false, true},
+        Variant{{128, 128, 64, 4, 8}, true},
+        Variant{{128, 64, 128, 4, 8}, false},
+        Variant{{64, 64, 64, 2, 4}, false}, Variant{{64, 128, 32, 2, 8}, false},
+        Variant{{32, 32, 32, 2, 4}, false},
+        Variant{{32, 32, 32, 2, 4}, false, true},
+        Variant{{64, 64, 64, 1, 4}, false}}) {
+    std::string what = t.describe() +
+                       (warpSpecialize ? " warp-specialized" : "") +
+                       (persistent ? " persistent" : "");
+    Kernel kernel =
+        t.compile("examples/matmul_desc", type,
+                  {{"WARP_SPECIALIZE", warpSpecialize ? "1" : "0"}});
+    if (warpSpecialize && !isInterpreterMode() &&
+        kernel.info().arch == "sm_90a")
+      EXPECT_EQ(kernel.info().producerWarps, 4u) << what;
+    check(kernel, type, DType::F32, t, persistent, what,
+          {Shape{64, 64, 64, 64}, Shape{300, 200, 264, 200},
+           Shape{130, 72, 96, 1000}, Shape{1, 8, 8, 8}});
+  }
+}
+
+/// C in the input's 16-bit type, as matmul-bench stores it. Where each
+/// row's 32-column runs start 16-byte aligned and the mask is constant over
+/// 8 columns (N a multiple of 8, the runtime's divisibility facts), the
+/// accumulator's quads of lanes swap values and store 16 bytes each; N =
+/// 200 and 72 leave partial runs at the tile's edge, N = 100 (rows 8-byte
+/// aligned) keeps the plain stores.
+TEST_P(MatmulDescTest, SixteenBitOutputs) {
+  DType type = GetParam();
+  for (auto [t, warpSpecialize, persistent] :
+       {std::tuple{Tiling{128, 256, 64, 3, 0}, false, false},
+        std::tuple{Tiling{128, 256, 64, 4, 0}, true, true},
+        std::tuple{Tiling{128, 64, 128, 4, 8}, false, false},
+        std::tuple{Tiling{32, 32, 32, 2, 4}, false, false}}) {
+    std::string what = t.describe() +
+                       (warpSpecialize ? " warp-specialized" : "") +
+                       (persistent ? " persistent" : "");
+    Kernel kernel = t.compile("examples/matmul_desc", type,
+                              {{"WARP_SPECIALIZE", warpSpecialize ? "1" : "0"},
+                               {"OUT", dtypeName(type)}});
+    check(kernel, type, type, t, persistent, what,
+          {Shape{64, 64, 64, 64}, Shape{300, 200, 264, 200},
+           Shape{130, 72, 96, 1000}, Shape{100, 100, 64, 64},
+           Shape{1, 8, 8, 8}});
   }
 }
 

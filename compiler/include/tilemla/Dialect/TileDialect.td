@@ -64,6 +64,11 @@ def Tile_Dialect : Dialect {
     "::mlir::UnitAttr":$scratch_ordered,
     // On tile.load / tile.store: registers one vector access covers.
     "::mlir::IntegerAttr":$access_width,
+    // On tile.store of 16-bit values in a tensor-core accumulator layout:
+    // each row's 32 columns are contiguous, 16-byte aligned every 8, and
+    // masked alike every 8, so the four lanes holding them may swap values
+    // and store 16 bytes each (tile-to-llvm's quad-transposed store).
+    "::mlir::UnitAttr":$quad_store,
     // On tile.dot: reads the b operand the previous dot staged.
     "::mlir::UnitAttr":$reuse_staged_b,
     // On scf.if: only this warpgroup runs the then branch, which holds the
