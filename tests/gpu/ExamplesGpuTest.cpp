@@ -336,20 +336,24 @@ TEST_P(MatmulDescTest, MatchesReference) {
 /// 8 columns (N a multiple of 8, the runtime's divisibility facts), the
 /// accumulator's quads of lanes swap values and store 16 bytes each; N =
 /// 200 and 72 leave partial runs at the tile's edge, N = 100 (rows 8-byte
-/// aligned) keeps the plain stores.
+/// aligned) keeps the plain stores. GROUP_M = 2 over 32-row tiles orders
+/// the tiles in groups of two tile rows, the last group of an odd count
+/// holding one.
 TEST_P(MatmulDescTest, SixteenBitOutputs) {
   DType type = GetParam();
-  for (auto [t, warpSpecialize, persistent] :
-       {std::tuple{Tiling{128, 256, 64, 3, 0}, false, false},
-        std::tuple{Tiling{128, 256, 64, 4, 0}, true, true},
-        std::tuple{Tiling{128, 64, 128, 4, 8}, false, false},
-        std::tuple{Tiling{32, 32, 32, 2, 4}, false, false}}) {
-    std::string what = t.describe() +
-                       (warpSpecialize ? " warp-specialized" : "") +
-                       (persistent ? " persistent" : "");
+  for (auto [t, warpSpecialize, persistent, group] :
+       {std::tuple{Tiling{128, 256, 64, 3, 0}, false, false, 16},
+        std::tuple{Tiling{128, 256, 64, 4, 0}, true, true, 16},
+        std::tuple{Tiling{128, 64, 128, 4, 8}, false, false, 16},
+        std::tuple{Tiling{32, 32, 32, 2, 4}, false, false, 2},
+        std::tuple{Tiling{32, 32, 32, 2, 4}, false, true, 2}}) {
+    std::string what =
+        t.describe() + (warpSpecialize ? " warp-specialized" : "") +
+        (persistent ? " persistent" : "") + " GROUP_M=" + std::to_string(group);
     Kernel kernel = t.compile("examples/matmul_desc", type,
                               {{"WARP_SPECIALIZE", warpSpecialize ? "1" : "0"},
-                               {"OUT", dtypeName(type)}});
+                               {"OUT", dtypeName(type)},
+                               {"GROUP_M", std::to_string(group)}});
     check(kernel, type, type, t, persistent, what,
           {Shape{64, 64, 64, 64}, Shape{300, 200, 264, 200},
            Shape{130, 72, 96, 1000}, Shape{100, 100, 64, 64},

@@ -242,6 +242,13 @@ TEST_F(RuntimeGpuTest, WgmmaKernelsAreNotSerialized) {
     GTEST_SKIP() << "no nvJitLink: the driver assembles the PTX";
   EXPECT_EQ(matmul.assemblerLog.find(serialized), std::string::npos)
       << matmul.assemblerLog;
+  // A 16-bit C: the accumulator's conversions and quad-transposed stores.
+  KernelInfo matmulBf16 =
+      Kernel::fromEmbedded("examples/matmul_desc",
+                           {{"BLOCK_N", "256"}, {"OUT", "bf16"}}, eightWarps)
+          .info();
+  EXPECT_EQ(matmulBf16.assemblerLog.find(serialized), std::string::npos)
+      << matmulBf16.assemblerLog;
   KernelInfo mla = Kernel::fromEmbedded("mla/mla_decode_stage1",
                                         {{"H", "128"},
                                          {"BLOCK_H", "64"},
