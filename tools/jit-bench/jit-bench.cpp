@@ -26,29 +26,39 @@ int main() {
     std::printf("jit-bench: no GPU; nothing to measure\n");
     return 0;
   }
-  struct Case {
-    const char *name;
-    Kernel::Constexprs constexprs;
-  };
-  const Case cases[] = {{"examples/vector_add", {{"BLOCK", "1024"}}},
-                        {"examples/softmax", {{"BLOCK", "1024"}}},
-                        {"examples/matmul", {{"T", "f16"}}}};
   DeviceBuffer buffer(1 << 20);
   buffer.fill(0);
   auto ptr = KernelArg::pointer(buffer.data());
+  std::vector<KernelArg> matmulArgs{ptr, ptr, ptr};
+  for (int i = 0; i < 9; ++i)
+    matmulArgs.push_back(KernelArg::i32(64));
+  // matmul_desc's default tiling with a bf16 C, as matmul-bench runs it:
+  // A and B are one 256 x 256 bf16 view of the buffer's first half, C
+  // (256 x 256 bf16) its second half.
+  auto view = KernelArg::tensor(buffer.data(), 256, 256, 256);
+  auto secondHalf =
+      KernelArg::pointer(static_cast<char *>(buffer.data()) + (1 << 19));
+  std::vector<KernelArg> descArgs{view, view, secondHalf};
+  for (int value : {256, 256, 256, 256, 256, 1})
+    descArgs.push_back(KernelArg::i32(value));
+  struct Case {
+    const char *name;
+    Kernel::Constexprs constexprs;
+    std::vector<KernelArg> args;
+  };
+  const Case cases[] = {
+      {"examples/vector_add",
+       {{"BLOCK", "1024"}},
+       {ptr, ptr, ptr, KernelArg::i32(1024)}},
+      {"examples/softmax",
+       {{"BLOCK", "1024"}},
+       {ptr, ptr, KernelArg::i32(1024), KernelArg::i32(1000)}},
+      {"examples/matmul", {{"T", "f16"}}, matmulArgs},
+      {"examples/matmul_desc", {{"OUT", "bf16"}}, descArgs}};
   synchronize(); // context creation is not part of the numbers
   for (const Case &c : cases) {
-    std::vector<KernelArg> args;
+    const std::vector<KernelArg> &args = c.args;
     unsigned grid = 1;
-    if (std::string(c.name) == "examples/vector_add")
-      args = {ptr, ptr, ptr, KernelArg::i32(1024)};
-    else if (std::string(c.name) == "examples/softmax")
-      args = {ptr, ptr, KernelArg::i32(1024), KernelArg::i32(1000)};
-    else
-      args = {ptr, ptr, ptr};
-    if (args.size() == 3)
-      for (int i = 0; i < 9; ++i)
-        args.push_back(KernelArg::i32(64));
 
     auto start = Clock::now();
     Kernel kernel = Kernel::fromEmbedded(c.name, c.constexprs);
