@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <dlfcn.h>
+#include <functional>
 #include <gtest/gtest.h>
 #include <memory>
 #include <thread>
@@ -60,6 +61,48 @@ struct GraphApi {
 
 constexpr int kCaptureModeThreadLocal = 1;
 constexpr unsigned kStreamNonBlocking = 1;
+
+/// One decode captured in a CUDA graph on a non-blocking stream of its own:
+/// `decode(stream)` runs once outside the capture (a first call compiles),
+/// then once captured. The graph, its instance and the stream go with it.
+class CapturedDecode {
+public:
+  CapturedDecode(const GraphApi *api,
+                 const std::function<void(void *stream)> &decode)
+      : api(api) {
+    if (api->streamCreate(&stream, kStreamNonBlocking) != 0)
+      return;
+    decode(stream);
+    if (api->streamSynchronize(stream) != 0 ||
+        api->beginCapture(stream, kCaptureModeThreadLocal) != 0)
+      return;
+    decode(stream);
+    ok = api->endCapture(stream, &graph) == 0 &&
+         api->instantiate(&exec, graph, 0) == 0;
+  }
+  CapturedDecode(const CapturedDecode &) = delete;
+  CapturedDecode &operator=(const CapturedDecode &) = delete;
+  ~CapturedDecode() {
+    if (exec)
+      api->execDestroy(exec);
+    if (graph)
+      api->graphDestroy(graph);
+    if (stream)
+      api->streamDestroy(stream);
+  }
+  /// Launches the graph and waits for it: 0, or the driver's error.
+  int replay() const {
+    int status = api->launch(exec, stream);
+    return status ? status : api->streamSynchronize(stream);
+  }
+
+  bool ok = false; ///< captured and instantiated
+  void *stream = nullptr;
+
+private:
+  const GraphApi *api;
+  void *graph = nullptr, *exec = nullptr;
+};
 
 /// Captures one forward_decode of `c` in a graph and replays it three times
 /// with new values, a new page order and the lengths moved between requests,
@@ -110,18 +153,11 @@ void captureAndReplay(
   mla::TensorView lse =
       mla::contiguousView(dlse.data(), mla::DType::F32, {B, H});
 
-  void *stream = nullptr;
-  ASSERT_EQ(api->streamCreate(&stream, kStreamNonBlocking), 0);
-  // Warm-up outside the capture: the first call JIT-compiles.
   uploadInputs(p);
-  impl.forward_decode(q, kv, md, o, lse, stream);
-  ASSERT_EQ(api->streamSynchronize(stream), 0);
-
-  void *graph = nullptr, *exec = nullptr;
-  ASSERT_EQ(api->beginCapture(stream, kCaptureModeThreadLocal), 0);
-  impl.forward_decode(q, kv, md, o, lse, stream);
-  ASSERT_EQ(api->endCapture(stream, &graph), 0);
-  ASSERT_EQ(api->instantiate(&exec, graph, 0), 0);
+  CapturedDecode captured(api, [&](void *stream) {
+    impl.forward_decode(q, kv, md, o, lse, stream);
+  });
+  ASSERT_TRUE(captured.ok);
 
   for (int replay = 0; replay < 3; ++replay) {
     // Same shapes, new values and a new page order.
@@ -137,8 +173,7 @@ void captureAndReplay(
       }
     }
     uploadInputs(fresh);
-    ASSERT_EQ(api->launch(exec, stream), 0);
-    ASSERT_EQ(api->streamSynchronize(stream), 0);
+    ASSERT_EQ(captured.replay(), 0);
     HostTensor got(DType::BF16, size_t(B) * H * R),
         gotLse(DType::F32, size_t(B) * H);
     dout.download(got.bytes.data(), got.bytes.size());
@@ -152,9 +187,6 @@ void captureAndReplay(
     std::printf("[ mla ] graph replay %d: o rel err %.3e  lse abs err %.3e\n",
                 replay, e.o, e.lse);
   }
-  api->execDestroy(exec);
-  api->graphDestroy(graph);
-  api->streamDestroy(stream);
 }
 
 /// The graph API and a fresh seed; without a GPU the test is skipped.
@@ -219,34 +251,26 @@ TEST_F(MlaGraphTest, CheckedReplayReportsOnTheNextCall) {
     synchronize(); // the graph's stream does not wait for the legacy one
   };
 
-  void *stream = nullptr;
-  ASSERT_EQ(api->streamCreate(&stream, kStreamNonBlocking), 0);
-  impl.forward_decode(d.qView, d.kvView, d.metadata, d.oView, d.lseView,
-                      stream); // compiles outside the capture
-  ASSERT_EQ(api->streamSynchronize(stream), 0);
-  void *graph = nullptr, *exec = nullptr;
-  ASSERT_EQ(api->beginCapture(stream, kCaptureModeThreadLocal), 0);
-  impl.forward_decode(d.qView, d.kvView, d.metadata, d.oView, d.lseView,
-                      stream);
-  ASSERT_EQ(api->endCapture(stream, &graph), 0);
-  ASSERT_EQ(api->instantiate(&exec, graph, 0), 0);
+  auto decode = [&](void *stream) {
+    impl.forward_decode(d.qView, d.kvView, d.metadata, d.oView, d.lseView,
+                        stream);
+  };
+  CapturedDecode captured(api, decode);
+  ASSERT_TRUE(captured.ok);
 
   setTable(p.blockTable);
-  ASSERT_EQ(api->launch(exec, stream), 0);
-  ASSERT_EQ(api->streamSynchronize(stream), 0);
+  ASSERT_EQ(captured.replay(), 0);
   expectDecoded("valid replay");
 
   // Request 1's third page (tokens 128..191) is past the cache's last one.
   std::vector<int32_t> bad = p.blockTable;
   bad[p.btStride + 2] = p.numPages + 5;
   setTable(bad);
-  ASSERT_EQ(api->launch(exec, stream), 0);
-  ASSERT_EQ(api->streamSynchronize(stream), 0);
+  ASSERT_EQ(captured.replay(), 0);
   setTable(p.blockTable);
   std::string message;
   try {
-    impl.forward_decode(d.qView, d.kvView, d.metadata, d.oView, d.lseView,
-                        stream);
+    decode(captured.stream);
   } catch (const Error &e) {
     message = e.what();
   }
@@ -258,17 +282,12 @@ TEST_F(MlaGraphTest, CheckedReplayReportsOnTheNextCall) {
   EXPECT_NE(message.find("CUDA graph replay"), std::string::npos)
       << "message: '" << message << "'";
 
-  impl.forward_decode(d.qView, d.kvView, d.metadata, d.oView, d.lseView,
-                      stream);
-  ASSERT_EQ(api->streamSynchronize(stream), 0);
+  decode(captured.stream);
+  ASSERT_EQ(api->streamSynchronize(captured.stream), 0);
   expectDecoded("call after the report");
   setTable(p.blockTable);
-  ASSERT_EQ(api->launch(exec, stream), 0);
-  ASSERT_EQ(api->streamSynchronize(stream), 0);
+  ASSERT_EQ(captured.replay(), 0);
   expectDecoded("replay after the report");
-  api->execDestroy(exec);
-  api->graphDestroy(graph);
-  api->streamDestroy(stream);
 }
 
 /// `threads` host threads decode their own batches at once, each on its own
