@@ -180,6 +180,11 @@ TEST(MlaSchedule, AdversarialMixes) {
   checkMix("all equal (7 x 70000)", std::vector<int32_t>(7, 70000));
   checkMix("all zero", std::vector<int32_t>(256, 0));
   checkMix("ragged [1, 16384]", uniform(128, 1, 16384));
+  // Fewer requests than parts, each long: rounding each request to whole
+  // multiples of the mean part left parts half as busy as others.
+  checkMix("ragged [1, 65536] (B = 32)", uniform(32, 1, 65536));
+  checkMix("ragged [1, 16384] (B = 100)", uniform(100, 1, 16384));
+  checkMix("all equal (128 x 8192)", std::vector<int32_t>(128, 8192));
   checkMix("fewer blocks than parts", uniform(20, 0, 300));
   checkMix("one request", {123457});
   checkMix("two parts", uniform(50, 0, 5000), 2);
