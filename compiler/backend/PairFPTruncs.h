@@ -13,9 +13,9 @@ namespace tilemla {
 /// truncations of a pair sit in the block that pairs them; a tensor's
 /// elements are truncated together, and a masked store's branches then
 /// leave the vectors in later blocks, so the 16-bit halves are converted
-/// one by one and moved into place. ptxas treats those conversions, when they read a wgmma
-/// accumulator, as reads inside the wgmma pipeline (C7514) and serializes
-/// every wgmma of the kernel.
+/// one by one and moved into place. ptxas treats those conversions, when
+/// they read a wgmma accumulator, as reads inside the wgmma pipeline
+/// (C7514) and serializes every wgmma of the kernel.
 struct PairFPTruncsPass : llvm::PassInfoMixin<PairFPTruncsPass> {
   llvm::PreservedAnalyses run(llvm::Function &function,
                               llvm::FunctionAnalysisManager &);

@@ -217,6 +217,11 @@ private:
     };
     Value allLanes = constant(-1), clamp = constant(0x1f);
     Value byteOffset = LLVM::MulOp::create(b, loc, quadLane, constant(12));
+    // isTile[t]: this lane stores tile t (t = 1..3) of each group.
+    std::array<Value, 4> isTile;
+    for (int t = 1; t < 4; ++t)
+      isTile[t] = LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq,
+                                       quadLane, constant(t));
     for (const QuadGroup &group : groups) {
       std::array<Value, 4> words;
       for (int t = 0; t < 4; ++t)
@@ -248,9 +253,7 @@ private:
       // Tile q's mask: masked alike across its 8 columns.
       Value mask = masks[group.registers[0]];
       for (int t = 1; t < 4; ++t)
-        mask = select(LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::eq,
-                                           quadLane, constant(t)),
-                      masks[group.registers[2 * t]], mask);
+        mask = select(isTile[t], masks[group.registers[2 * t]], mask);
       LLVM::MaskedStoreOp::create(b, loc, vector, ptr,
                                   splatMask(b, loc, mask, 4), 16);
     }
