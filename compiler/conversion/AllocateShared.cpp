@@ -70,7 +70,8 @@ struct AllocateSharedPass
     bool hasMmaDot = false, hasWgmmaDot = false;
     module.walk([&](Operation *op) {
       unsigned &scratch =
-          isa<ReduceOp, ScanOp, ConvertLayoutOp>(op) ? reduceBytes : common;
+          isa<ReduceOp, ScanOp, ConvertLayoutOp, AtomicAddOp>(op) ? reduceBytes
+                                                                  : common;
       scratch = std::max(scratch, getScratchBytes(op));
       if (isWarpgroupDot(op))
         hasWgmmaDot = true;

@@ -1,8 +1,9 @@
 //===- ElideScratchBarriers.cpp - leading barriers others already give ----===//
 //
-// A reduction across warps, a layout conversion through shared memory and a
-// wgmma dot staging a register operand each write scratch, pass a barrier,
-// then read it (a dot: wgmma reads it until its group is waited for). Their
+// A reduction across warps, a layout conversion through shared memory, an
+// atomic_add (the old value) and a wgmma dot staging a register operand each
+// write scratch, pass a barrier, then read it (a dot: wgmma reads it until
+// its group is waited for). Their
 // lowering also starts with a barrier, so that no thread overwrites bytes a
 // slower thread still reads from an earlier use. That leading barrier is
 // redundant when every path back from the op meets a barrier before any
@@ -55,7 +56,7 @@ unsigned stagedRegions(DotOp dot) {
 unsigned firstWrite(Operation *op, const Scratch &scratch) {
   if (isa<ReduceOp>(op))
     return getScratchBytes(op) ? scratch.reduceRegion : 0;
-  if (isa<ConvertLayoutOp, ScanOp>(op))
+  if (isa<ConvertLayoutOp, ScanOp, AtomicAddOp>(op))
     return scratch.reduceRegion;
   auto dot = dyn_cast<DotOp>(op);
   if (!dot || !isWarpgroupDot(op))
@@ -86,7 +87,7 @@ Step classify(Operation *op, unsigned region, const Scratch &scratch) {
       return Step::Conflict;
     return firstWrite(op, scratch) ? Step::Ordered : Step::Continue;
   }
-  if (isa<ReduceOp, ConvertLayoutOp, ScanOp>(op)) {
+  if (isa<ReduceOp, ConvertLayoutOp, ScanOp, AtomicAddOp>(op)) {
     // Write, barrier, read: its own region conflicts, another is ordered.
     unsigned own = firstWrite(op, scratch);
     if (!own)
@@ -155,6 +156,10 @@ struct ElideScratchBarriersPass
     });
     UnitAttr mark = UnitAttr::get(&getContext());
     module.walk([&](Operation *op) {
+      // atomic_add keeps its leading barrier: it orders the program's
+      // writes before the add, not only the scratch.
+      if (isa<AtomicAddOp>(op))
+        return;
       unsigned region = firstWrite(op, scratch);
       if (region && orderedBefore(op, region, scratch))
         op->setAttr(TileDialect::ScratchOrderedAttrHelper::getNameStr(), mark);

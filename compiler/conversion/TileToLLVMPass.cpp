@@ -66,6 +66,7 @@ private:
     populateMakeRangeOpToLLVMPatterns(converter, patterns);
     populateViewOpToLLVMPatterns(converter, patterns);
     populateLoadStoreOpToLLVMPatterns(converter, patterns);
+    populateAtomicOpToLLVMPatterns(converter, target, patterns);
     populateElementwiseOpToLLVMPatterns(converter, patterns);
     populateReduceOpToLLVMPatterns(converter, target, patterns);
     populateScanOpToLLVMPatterns(converter, target, patterns);

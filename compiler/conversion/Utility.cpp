@@ -406,6 +406,8 @@ unsigned mlir::tile::getScratchBytes(Operation *op) {
   };
   if (isa<ConvertLayoutOp>(op))
     return bytesOf(op->getOperand(0).getType());
+  if (isa<AtomicAddOp>(op)) // the old value, to every thread
+    return 4;
   if (isa<ScanOp>(op)) // two buffers: each step reads one, writes the other
     return 2 * bytesOf(op->getOperand(0).getType());
   if (auto dot = dyn_cast<DotOp>(op)) {

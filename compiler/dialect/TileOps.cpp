@@ -262,6 +262,13 @@ LogicalResult StoreOp::verify() {
                       getMask());
 }
 
+LogicalResult AtomicAddOp::verify() {
+  Type pointee = getPtr().getType().getPointeeType();
+  if (!pointee.isInteger(32))
+    return emitOpError("adds to an i32, not to ") << pointee;
+  return success();
+}
+
 /// The tensor a value of accumulator type (a tensor or a pending one) holds.
 static RankedTensorType accumulatorTensor(Type type) {
   if (auto pending = dyn_cast<PendingType>(type))

@@ -263,3 +263,34 @@ FailureOr<TValue> MLIRGenImpl::genGridDependency(const BuiltinCall &call) {
     tile::LaunchDependentsOp::create(builder, lc);
   return TValue::none();
 }
+
+FailureOr<TValue> MLIRGenImpl::genAtomicAdd(const BuiltinCall &call) {
+  SourceLoc l = call.loc;
+  FailureOr<TValue> ptr = genOptionalValue(call.args[0]);
+  FailureOr<TValue> value = genOptionalValue(call.args[1]);
+  if (failed(ptr) || failed(value))
+    return failure();
+  auto ptrType = ptr->isRuntime()
+                     ? dyn_cast<tile::PointerType>(ptr->value.getType())
+                     : tile::PointerType();
+  if (!ptrType || !ptrType.getPointeeType().isInteger(32)) {
+    diags.error(call.args[0]->loc(),
+                "atomic_add() expects one *i32 pointer (a scalar), got " +
+                    describe(*ptr));
+    return failure();
+  }
+  bool intValue =
+      value->kind == TValue::Int ||
+      (value->isRuntime() && isa<IntegerType>(value->value.getType()) &&
+       !value->value.getType().isInteger(1));
+  if (!intValue) {
+    diags.error(call.args[1]->loc(),
+                "atomic_add() adds a scalar integer, got " + describe(*value));
+    return failure();
+  }
+  FailureOr<Value> v = toValue(*value, builder.getI32Type(), {}, l);
+  if (failed(v))
+    return failure();
+  return TValue::runtime(
+      tile::AtomicAddOp::create(builder, loc(l), ptr->value, *v));
+}

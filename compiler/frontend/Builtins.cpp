@@ -46,6 +46,7 @@ const BuiltinSpec *tilemla::lookupBuiltin(llvm::StringRef name) {
       {"broadcast_to", {"x", "shape"}, 2, &MLIRGenImpl::genBroadcastTo},
       {"grid_dependency_wait", {}, 0, &MLIRGenImpl::genGridDependency},
       {"launch_dependents", {}, 0, &MLIRGenImpl::genGridDependency},
+      {"atomic_add", {"ptr", "value"}, 2, &MLIRGenImpl::genAtomicAdd},
   };
   for (const BuiltinSpec &spec : registry)
     if (name == spec.name)

@@ -203,6 +203,8 @@ public:
   mlir::FailureOr<TValue> genBroadcastTo(const BuiltinCall &call);
   /// `grid_dependency_wait()`, `launch_dependents()`.
   mlir::FailureOr<TValue> genGridDependency(const BuiltinCall &call);
+  /// `atomic_add(ptr, value)`: once per program, on an i32; the old value.
+  mlir::FailureOr<TValue> genAtomicAdd(const BuiltinCall &call);
   // --- MLIRGenOps.cpp ---
   /// `desc_load(desc, (row, col), (ROWS, COLS), row_end=None)`.
   mlir::FailureOr<TValue> genDescLoad(const BuiltinCall &call);

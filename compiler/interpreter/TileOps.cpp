@@ -159,6 +159,20 @@ void runStore(ProgramInterpreter &interp, StoreOp op) {
                    lane(value, i));
 }
 
+/// Programs run one at a time here: the add is simply done, once.
+RtValue runAtomicAdd(ProgramInterpreter &interp, AtomicAddOp op) {
+  const RtValue &ptr = interp.get(op.getPtr());
+  const RtValue &value = interp.get(op.getValue());
+  checkAccess(interp, op, "atomic_add", ptr, nullptr);
+  void *address = interp.launch.memory.translate(ptr.ints[0], 4);
+  RtValue old = RtValue::scalarInt(ElemKind::I32, 0);
+  readElement(address, old, 0);
+  RtValue sum = RtValue::scalarInt(
+      ElemKind::I32, wrapInt(ElemKind::I32, old.ints[0] + value.ints[0]));
+  writeElement(address, sum, 0);
+  return old;
+}
+
 /// result[m, n] = acc[m, n] + sum_k a[m, k] * b[k, n] (b[n, k] with transB):
 /// f32 fused multiply-adds in k order, as the FMA lowering does per thread.
 RtValue runDot(ProgramInterpreter &interp, DotOp op) {
@@ -300,6 +314,8 @@ bool runTileOp(ProgramInterpreter &interp, Operation &op) {
               scale);
   } else if (auto load = dyn_cast<LoadOp>(op)) {
     r = runLoad(interp, load);
+  } else if (auto atomic = dyn_cast<AtomicAddOp>(op)) {
+    r = runAtomicAdd(interp, atomic);
   } else if (auto dot = dyn_cast<DotOp>(op)) {
     r = runDot(interp, dot);
   } else if (auto reduce = dyn_cast<ReduceOp>(op)) {

@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <numeric>
 #include <vector>
 
@@ -133,6 +134,60 @@ kernel consume(x: *f32, y: *f32, n: i32) {
     int wrong = 0;
     for (int i = 0; i < n; ++i)
       wrong += values[i] != 2.0f * (float(i % 1000) + 0.5f);
+    EXPECT_EQ(wrong, 0) << "round " << round;
+  }
+}
+
+TEST_F(RuntimeGpuTest, AtomicAddLetsTheLastProgramSeeEveryWrite) {
+  // Each program writes its row, then counts itself in with atomic_add; the
+  // one that gets count - 1 sums every row. The add orders each program's
+  // writes before it, and the last program's reads after it: no row may
+  // still read as the NaN poison, and every ticket is handed out once.
+  Kernel kernel = Kernel::fromSource("last_sums.tile", R"(
+kernel last_sums(counter: *i32, tickets: *i32, x: *f32, out: *f32) {
+    i = arange(0, 256);
+    store(x + program_id(0) * 256 + i, ((program_id(0) + i) % 8).to(f32));
+    ticket = atomic_add(counter, 1);
+    store(tickets + program_id(0), ticket);
+    if ticket == num_programs(0) - 1 {
+        total = zeros((256,), f32);
+        for p in range(0, num_programs(0)) {
+            total = total + load(x + p * 256 + i);
+        }
+        store(out + i, total);
+    }
+})");
+  const int programs = isInterpreterMode() ? 24 : 2000;
+  DeviceBuffer counter(4), tickets(size_t(programs) * 4),
+      x(size_t(programs) * 256 * 4), out(256 * 4);
+  for (int round = 0; round < 3; ++round) {
+    counter.fill(0);
+    x.fill(0xff);
+    out.fill(0xff);
+    kernel.launch(
+        {unsigned(programs), 1, 1},
+        {KernelArg::pointer(counter.data()), KernelArg::pointer(tickets.data()),
+         KernelArg::pointer(x.data()), KernelArg::pointer(out.data())});
+    std::vector<unsigned char> countBytes = download(counter),
+                               ticketBytes = download(tickets),
+                               outBytes = download(out);
+    EXPECT_EQ(*reinterpret_cast<const int32_t *>(countBytes.data()), programs);
+    std::vector<int> seen(programs, 0);
+    const int32_t *ticket =
+        reinterpret_cast<const int32_t *>(ticketBytes.data());
+    for (int p = 0; p < programs; ++p)
+      if (ticket[p] >= 0 && ticket[p] < programs)
+        ++seen[ticket[p]];
+    EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), programs)
+        << "round " << round << ": tickets repeat or are out of range";
+    const float *sums = reinterpret_cast<const float *>(outBytes.data());
+    int wrong = 0;
+    for (int i = 0; i < 256; ++i) {
+      float want = 0;
+      for (int p = 0; p < programs; ++p)
+        want += float((p + i) % 8);
+      wrong += sums[i] != want;
+    }
     EXPECT_EQ(wrong, 0) << "round " << round;
   }
 }

@@ -112,3 +112,22 @@ func.func @barrier_in_if(%x: tensor<16x64xf32, #b>, %n: index, %c: i1) -> tensor
   }
   return %a : tensor<64xf32, #s>
 }
+
+// -----
+
+#b = #tile.blocked<sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1]>
+#s = #tile.slice<dim = 0, parent = #b>
+
+// atomic_add leaves its old value in the scratch: a reduction after it
+// keeps its barrier, and the atomic keeps its own (it orders the program's
+// writes before the add) even where nothing touched the scratch before.
+// CHECK-LABEL: func.func @after_atomic
+// CHECK: tile.atomic_add %{{.*}}, %{{.*}} : !tile.ptr<i32>
+// CHECK-NOT: scratch_ordered
+// CHECK: tile.reduce sum %{{.*}} {axis = 0 : i32} :
+func.func @after_atomic(%p: !tile.ptr<i32>, %x: tensor<16x64xf32, #b>) -> (i32, tensor<64xf32, #s>) {
+  %c1 = arith.constant 1 : i32
+  %old = tile.atomic_add %p, %c1 : !tile.ptr<i32>
+  %s = tile.reduce sum %x {axis = 0 : i32} : tensor<16x64xf32, #b> -> tensor<64xf32, #s>
+  return %old, %s : i32, tensor<64xf32, #s>
+}

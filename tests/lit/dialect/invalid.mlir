@@ -508,3 +508,11 @@ func.func @registers() attributes {tile.kernel} {
   }
   return
 }
+
+// -----
+
+func.func @atomic_add_f32(%p: !tile.ptr<f32>, %v: i32) -> i32 {
+  // expected-error @+1 {{adds to an i32, not to 'f32'}}
+  %old = tile.atomic_add %p, %v : !tile.ptr<f32>
+  return %old : i32
+}

@@ -230,6 +230,9 @@ void populateViewOpToLLVMPatterns(TileLLVMTypeConverter &converter,
                                   RewritePatternSet &patterns);
 void populateLoadStoreOpToLLVMPatterns(TileLLVMTypeConverter &converter,
                                        RewritePatternSet &patterns);
+void populateAtomicOpToLLVMPatterns(TileLLVMTypeConverter &converter,
+                                    const TargetInfo &target,
+                                    RewritePatternSet &patterns);
 void populateElementwiseOpToLLVMPatterns(TileLLVMTypeConverter &converter,
                                          RewritePatternSet &patterns);
 void populateReduceOpToLLVMPatterns(TileLLVMTypeConverter &converter,

@@ -330,6 +330,26 @@ def Tile_BarrierOp : Tile_Op<"barrier", [MemoryEffects<[MemRead, MemWrite]>]> {
   let assemblyFormat = "attr-dict";
 }
 
+def Tile_AtomicAddOp : Tile_Op<"atomic_add", [
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "add to an i32 in global memory once per program";
+  let description = [{
+    One thread of the program (of the warps that run it, after a warp split)
+    adds `value` to the i32 at `ptr`; every thread gets the value it held
+    before. The add is ordered after every write the program's threads made
+    before it and before every read they make after it, at GPU scope
+    (acquire-release): a program that sees the adds of others also sees what
+    they wrote before adding. Counting arrivals this way lets the last of
+    several programs finish their common work (split-K style merges).
+    Lowered with a barrier before and after (the old value is exchanged
+    through the reductions' shared-memory scratch).
+  }];
+  let arguments = (ins Tile_PointerType:$ptr, I32:$value);
+  let results = (outs I32:$result);
+  let assemblyFormat = "$ptr `,` $value attr-dict `:` qualified(type($ptr))";
+  let hasVerifier = 1;
+}
+
 def Tile_GridDependencyWaitOp : Tile_Op<"grid_dependency_wait",
     [MemoryEffects<[MemRead, MemWrite]>]> {
   let summary = "wait for the kernels this launch depends on to finish";

@@ -1,0 +1,60 @@
+//===- AtomicOpToLLVM.cpp - atomic_add ------------------------------------===//
+//
+// atomic_add runs once per program, in its leader thread, between two
+// barriers. The first orders every thread's earlier writes before the
+// leader's release fence (cumulative at GPU scope), then the add; the
+// leader's acquire fence after it, and the second barrier, order every
+// thread's later reads after what the programs that added before it wrote.
+// The old value reaches the other threads through the exchange scratch.
+//
+//===----------------------------------------------------------------------===//
+#include "tilemla/Conversion/Utility.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+/// LLVM's name for GPU scope on NVPTX (PTX `.gpu`).
+constexpr llvm::StringLiteral kGpuScope = "device";
+
+struct AtomicAddOpConversion : TargetPattern<AtomicAddOp> {
+  using TargetPattern::TargetPattern;
+  LogicalResult
+  matchAndRewrite(AtomicAddOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type i32 = rewriter.getI32Type();
+    Value scratch = getExchangeScratch(rewriter, loc, op);
+    // Also orders the scratch against earlier readers of its bytes.
+    target.barrier(rewriter, loc);
+    auto leader =
+        scf::IfOp::create(rewriter, loc, isPartitionLeader(rewriter, loc),
+                          /*withElseRegion=*/false);
+    {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPoint(leader.thenBlock()->getTerminator());
+      auto fence = [&] {
+        LLVM::FenceOp::create(rewriter, loc, LLVM::AtomicOrdering::acq_rel,
+                              kGpuScope);
+      };
+      fence();
+      Value old = LLVM::AtomicRMWOp::create(
+          rewriter, loc, LLVM::AtomicBinOp::add, adaptor.getPtr(),
+          adaptor.getValue(), LLVM::AtomicOrdering::monotonic, kGpuScope);
+      fence();
+      LLVM::StoreOp::create(rewriter, loc, old, scratch);
+    }
+    target.barrier(rewriter, loc);
+    rewriter.replaceOp(op, LLVM::LoadOp::create(rewriter, loc, i32, scratch));
+    return success();
+  }
+};
+} // namespace
+
+void mlir::tile::populateAtomicOpToLLVMPatterns(
+    TileLLVMTypeConverter &converter, const TargetInfo &target,
+    RewritePatternSet &patterns) {
+  patterns.add<AtomicAddOpConversion>(converter, patterns.getContext(), target);
+}
