@@ -238,7 +238,8 @@ TritonMLAImpl::Kernels &TritonMLAImpl::kernelsFor(int64_t pageSize, int splits,
       {"WARP_SPECIALIZE", tma && opts.warpSpecialize ? "1" : "0"},
       {"SCHEDULE", scheduled ? "1" : "0"},
       {"FIXED_CHUNK", fixedChunk},
-      {"T", t}};
+      {"T", t},
+      {"LSE_T", dtypeName(lseDtype)}};
   // Stage 2 merges up to kStage2BlockValues values (splits x columns, a
   // power of two of splits) per step: narrow column blocks take all of a
   // long request's splits at once (B=1: 128 splits x 32 columns), since
@@ -501,6 +502,10 @@ TritonMLAImpl::plan(const DecodeCall &call) {
   // Checked inputs: the decode reads the lengths the check let through.
   const void *lensData = opts.checkInputs ? checkedLens->data() : lens.data;
   const auto maxBatchArg = KernelArg::i32(int32_t(opts.maxBatch));
+  // Both stages write o and lse: stage 1 (with a device schedule) the
+  // requests it takes in one piece, stage 2 the others.
+  const auto outO = KernelArg::pointer(o.data);
+  const auto outLse = KernelArg::pointer(lse ? lse->data : lseScratch->data());
   CallPlan launches{
       kernels,
       scheduled,
@@ -532,28 +537,29 @@ TritonMLAImpl::plan(const DecodeCall &call) {
                               kv.strides[1])
           : KernelArg::tensor(wsO, 1, 8, 8),
       KernelArg::pointer(bt.data), KernelArg::pointer(lensData),
-      KernelArg::pointer(wsO), KernelArg::pointer(wsLse),
+      KernelArg::pointer(wsO), KernelArg::pointer(wsLse), outO, outLse,
       KernelArg::pointer(workList), maxBatchArg, KernelArg::i32(sqnB),
       KernelArg::i32(sqnH), KernelArg::i32(sqpB), KernelArg::i32(sqpH),
       KernelArg::i64(kv.strides[0]), KernelArg::i32(skvTok),
-      KernelArg::i32(sbt), KernelArg::f32(float(softmaxScale)),
+      KernelArg::i32(sbt), KernelArg::i32(soB), KernelArg::i32(soH),
+      KernelArg::i32(slB), KernelArg::i32(slH),
+      KernelArg::f32(float(softmaxScale)),
       // Not specialized: one stage-1 compile serves every batch size and
       // split count (BatchInvariant: its most pieces, the row stride; a
       // schedule ignores it).
       KernelArg::i32(int32_t(B)).unspecialized(),
       KernelArg::i32(scheduled ? 1 : stage1Splits).unspecialized()};
-  launches.stage2Args = {
-      KernelArg::pointer(wsO),
-      KernelArg::pointer(wsLse),
-      KernelArg::pointer(lensData),
-      KernelArg::pointer(workList),
-      maxBatchArg,
-      KernelArg::pointer(o.data),
-      KernelArg::pointer(lse ? lse->data : lseScratch->data()),
-      KernelArg::i32(soB),
-      KernelArg::i32(soH),
-      KernelArg::i32(slB),
-      KernelArg::i32(slH)};
+  launches.stage2Args = {KernelArg::pointer(wsO),
+                         KernelArg::pointer(wsLse),
+                         KernelArg::pointer(lensData),
+                         KernelArg::pointer(workList),
+                         maxBatchArg,
+                         outO,
+                         outLse,
+                         KernelArg::i32(soB),
+                         KernelArg::i32(soH),
+                         KernelArg::i32(slB),
+                         KernelArg::i32(slH)};
   return launches;
 }
 
