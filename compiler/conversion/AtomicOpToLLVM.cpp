@@ -25,6 +25,11 @@ struct AtomicAddOpConversion : TargetPattern<AtomicAddOp> {
   matchAndRewrite(AtomicAddOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
+    // One warpgroup's region has no single leader for the program.
+    if (getEnclosingOwner(op->getBlock()) >= 0)
+      return op.emitError("atomic_add inside one warpgroup's region (its "
+                          "operands come from a tensor only that warpgroup "
+                          "holds) is not supported");
     Type i32 = rewriter.getI32Type();
     Value scratch = getExchangeScratch(rewriter, loc, op);
     // Also orders the scratch against earlier readers of its bytes.

@@ -279,13 +279,12 @@ FailureOr<TValue> MLIRGenImpl::genAtomicAdd(const BuiltinCall &call) {
                     describe(*ptr));
     return failure();
   }
-  bool intValue =
-      value->kind == TValue::Int ||
-      (value->isRuntime() && isa<IntegerType>(value->value.getType()) &&
-       !value->value.getType().isInteger(1));
-  if (!intValue) {
+  bool isI32 = value->kind == TValue::Int
+                   ? value->i == int64_t(int32_t(value->i))
+                   : value->isRuntime() && value->value.getType().isInteger(32);
+  if (!isI32) {
     diags.error(call.args[1]->loc(),
-                "atomic_add() adds a scalar integer, got " + describe(*value));
+                "atomic_add() adds a scalar i32, got " + describe(*value));
     return failure();
   }
   FailureOr<Value> v = toValue(*value, builder.getI32Type(), {}, l);
