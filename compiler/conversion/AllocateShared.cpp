@@ -69,9 +69,7 @@ struct AllocateSharedPass
     unsigned common = 0, reduceBytes = 0, dotOperandBytes = 0;
     bool hasMmaDot = false, hasWgmmaDot = false;
     module.walk([&](Operation *op) {
-      unsigned &scratch =
-          isa<ReduceOp, ScanOp, ConvertLayoutOp, AtomicAddOp>(op) ? reduceBytes
-                                                                  : common;
+      unsigned &scratch = usesExchangeScratch(op) ? reduceBytes : common;
       scratch = std::max(scratch, getScratchBytes(op));
       if (isWarpgroupDot(op))
         hasWgmmaDot = true;

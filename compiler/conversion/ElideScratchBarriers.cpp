@@ -87,7 +87,7 @@ Step classify(Operation *op, unsigned region, const Scratch &scratch) {
       return Step::Conflict;
     return firstWrite(op, scratch) ? Step::Ordered : Step::Continue;
   }
-  if (isa<ReduceOp, ConvertLayoutOp, ScanOp, AtomicAddOp>(op)) {
+  if (usesExchangeScratch(op)) {
     // Write, barrier, read: its own region conflicts, another is ordered.
     unsigned own = firstWrite(op, scratch);
     if (!own)

@@ -362,6 +362,10 @@ Value mlir::tile::getExchangeScratch(OpBuilder &builder, Location loc,
   return shared;
 }
 
+bool mlir::tile::usesExchangeScratch(Operation *op) {
+  return isa<ReduceOp, ScanOp, ConvertLayoutOp, AtomicAddOp>(op);
+}
+
 Value mlir::tile::emitCombine(OpBuilder &builder, Location loc, ReduceKind kind,
                               Value lhs, Value rhs) {
   bool isFloat = isa<FloatType>(lhs.getType());

@@ -139,6 +139,9 @@ Value getSharedBase(OpBuilder &builder, Location loc, Operation *op);
 /// (`tile.reduce_offset`) when tile-allocate-shared placed one, else the
 /// common scratch.
 Value getExchangeScratch(OpBuilder &builder, Location loc, Operation *op);
+/// Whether `op` exchanges values through that scratch (reductions, scans,
+/// layout conversions, atomic_add's old value).
+bool usesExchangeScratch(Operation *op);
 /// Address of element `index` of `elemType` in the scratch at `base`.
 Value sharedElementPtr(OpBuilder &builder, Location loc, Value base,
                        Type elemType, Value index);
