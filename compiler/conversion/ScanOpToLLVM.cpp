@@ -2,13 +2,19 @@
 //
 // Through shared memory, whatever the layout: every thread writes the
 // elements it holds at their row-major position (replicas write the same
-// value), then log2(extent) Hillis-Steele steps each combine element i with
-// element i - d along the axis (d = 1, 2, 4, ...), reading one half of the
-// scratch and writing the other; in a step thread t takes the elements t,
-// t + T, ... of the T threads running the code, so no element is computed
-// twice. Last, every thread reads its own elements back. The cost is a
-// barrier per step: meant for the small tensors of work schedules (a batch's
-// lengths), not for hot loops.
+// value). Each line along the axis is then cut into P segments of
+// consecutive elements (P the largest power of two dividing the extent, at
+// most 32), one per thread, and the P threads of a line are neighbouring
+// lanes of one warp:
+// - a thread combines its segment's elements in order, in registers;
+// - the P segment totals are scanned across the lanes with up-shuffles
+//   (log2 P steps, no barrier);
+// - each thread combines the total of the segments before its own into its
+//   elements and writes them back in place.
+// Last, every thread reads its own elements back. Three barriers whatever
+// the extent (a step per barrier would take log2(extent) of them): meant for
+// the small tensors of work schedules (a batch's lengths), which sit on the
+// critical path before the kernels they schedule.
 //
 //===----------------------------------------------------------------------===//
 #include "tilemla/Conversion/Utility.h"
@@ -47,6 +53,12 @@ struct ScanOpConversion : TargetPattern<ScanOp> {
     int64_t extent = type.getDimSize(axis), stride = strides[axis];
     int64_t elements = type.getNumElements();
     int64_t threads = getProgramWarps(op) * kWarpSize;
+    // P segments per line of `extent`, each `length` elements long.
+    int64_t segmentsPerLine = 1;
+    while (segmentsPerLine < kWarpSize && extent % (2 * segmentsPerLine) == 0)
+      segmentsPerLine *= 2;
+    int64_t length = extent / segmentsPerLine;
+    int64_t segments = elements / extent * segmentsPerLine;
 
     auto [lane, warp] = getLaneAndWarp(rewriter, loc);
     Value thread = LLVM::AddOp::create(
@@ -54,15 +66,21 @@ struct ScanOpConversion : TargetPattern<ScanOp> {
         LLVM::MulOp::create(rewriter, loc, warp,
                             i32Constant(rewriter, loc, kWarpSize)));
     Value scratch = getExchangeScratch(rewriter, loc, op);
-    Value halves[2] = {scratch,
-                       sharedElementPtr(rewriter, loc, scratch, elemType,
-                                        i32Constant(rewriter, loc, elements))};
-    auto element = [&](Value half, Value index) {
-      return sharedElementPtr(rewriter, loc, half, elemType, index);
+    auto element = [&](Value index) {
+      return sharedElementPtr(rewriter, loc, scratch, elemType, index);
+    };
+    auto constant = [&](int64_t value) {
+      return i32Constant(rewriter, loc, value);
     };
     auto plus = [&](Value index, int64_t offset) -> Value {
-      return LLVM::AddOp::create(rewriter, loc, index,
-                                 i32Constant(rewriter, loc, offset));
+      return LLVM::AddOp::create(rewriter, loc, index, constant(offset));
+    };
+    // Code that runs only where `bound` exceeds `value`.
+    auto guardBelow = [&](Value value, Value bound) {
+      Value below = LLVM::ICmpOp::create(
+          rewriter, loc, LLVM::ICmpPredicate::slt, value, bound);
+      auto ifOp = scf::IfOp::create(rewriter, loc, below, /*withElse=*/false);
+      rewriter.setInsertionPoint(ifOp.thenBlock()->getTerminator());
     };
 
     if (!op->hasAttr(TileDialect::ScratchOrderedAttrHelper::getNameStr()))
@@ -70,64 +88,93 @@ struct ScanOpConversion : TargetPattern<ScanOp> {
     auto [base, offsets] =
         emitLinearIndices(rewriter, loc, type, strides, lane, warp);
     for (auto [value, offset] : llvm::zip(values, offsets))
-      LLVM::StoreOp::create(rewriter, loc, value,
-                            element(halves[0], plus(base, offset)));
+      LLVM::StoreOp::create(rewriter, loc, value, element(plus(base, offset)));
     target.barrier(rewriter, loc);
 
-    // Code that runs only where `bound` exceeds `value`.
-    auto guardBelow = [&](Value value, int64_t bound) {
-      Value below =
-          LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::slt, value,
-                               i32Constant(rewriter, loc, bound));
-      auto ifOp = scf::IfOp::create(rewriter, loc, below, /*withElse=*/false);
-      rewriter.setInsertionPoint(ifOp.thenBlock()->getTerminator());
-    };
-    // One step: `body` for each element index this thread takes (t, t + T,
-    // ...), guarded where a round has fewer elements than threads, and for
-    // threads past T when they may exist.
-    auto emitStep = [&](function_ref<void(Value)> body) {
-      OpBuilder::InsertionGuard stepGuard(rewriter);
+    {
+      OpBuilder::InsertionGuard scanGuard(rewriter);
+      // Outside a warp split, a warp-specialized kernel's producer warps run
+      // the code too: they sit the scan out (whole warps, so the shuffles
+      // stay convergent).
       if (extraThreadsPossible)
-        guardBelow(thread, threads);
-      for (int64_t first = 0; first < elements; first += threads) {
-        OpBuilder::InsertionGuard roundGuard(rewriter);
-        Value index = plus(thread, first);
-        if (first + threads > elements)
-          guardBelow(index, elements);
-        body(index);
-      }
-    };
-    unsigned from = 0;
-    for (int64_t distance = 1; distance < extent; distance *= 2) {
-      emitStep([&](Value index) {
-        Value coord = LLVM::URemOp::create(
+        guardBelow(thread, constant(threads));
+      // Segment s = first + thread of each round. Its group of P lanes is
+      // all inside or all past the last segment (segments and rounds are
+      // multiples of P), so every lane shuffles; those past it read
+      // segment 0's elements and write nothing.
+      Value groupLane =
+          LLVM::URemOp::create(rewriter, loc, lane, constant(segmentsPerLine));
+      for (int64_t first = 0; first < segments; first += threads) {
+        Value segment = plus(thread, first);
+        Value inRange =
+            LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::slt,
+                                 segment, constant(segments));
+        if (first + threads > segments)
+          segment = LLVM::SelectOp::create(rewriter, loc, inRange, segment,
+                                           constant(0));
+        // Line l = segment / P holds outer index l / stride and inner
+        // index l % stride; the segment starts at its part along the axis.
+        Value line = LLVM::UDivOp::create(rewriter, loc, segment,
+                                          constant(segmentsPerLine));
+        Value start = LLVM::AddOp::create(
             rewriter, loc,
-            LLVM::UDivOp::create(rewriter, loc, index,
-                                 i32Constant(rewriter, loc, stride)),
-            i32Constant(rewriter, loc, extent));
-        Value hasEarlier =
-            LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::sge, coord,
-                                 i32Constant(rewriter, loc, distance));
-        Value earlierIndex = LLVM::SelectOp::create(
-            rewriter, loc, hasEarlier, plus(index, -distance * stride), index);
-        Value own = LLVM::LoadOp::create(rewriter, loc, elemType,
-                                         element(halves[from], index));
-        Value earlier = LLVM::LoadOp::create(
-            rewriter, loc, elemType, element(halves[from], earlierIndex));
-        Value combined = LLVM::SelectOp::create(
-            rewriter, loc, hasEarlier,
-            emitCombine(rewriter, loc, op.getKind(), earlier, own), own);
-        LLVM::StoreOp::create(rewriter, loc, combined,
-                              element(halves[1 - from], index));
-      });
-      target.barrier(rewriter, loc);
-      from = 1 - from;
+            LLVM::AddOp::create(
+                rewriter, loc,
+                LLVM::MulOp::create(
+                    rewriter, loc,
+                    LLVM::UDivOp::create(rewriter, loc, line, constant(stride)),
+                    constant(extent * stride)),
+                LLVM::URemOp::create(rewriter, loc, line, constant(stride))),
+            LLVM::MulOp::create(rewriter, loc, groupLane,
+                                constant(length * stride)));
+        SmallVector<Value> running;
+        for (int64_t k = 0; k < length; ++k) {
+          Value value = LLVM::LoadOp::create(rewriter, loc, elemType,
+                                             element(plus(start, k * stride)));
+          running.push_back(k ? emitCombine(rewriter, loc, op.getKind(),
+                                            running.back(), value)
+                              : value);
+        }
+        // Inclusive scan of the segment totals across the group, then the
+        // total of the segments before this one.
+        Value total = running.back();
+        for (int64_t distance = 1; distance < segmentsPerLine; distance *= 2) {
+          Value earlier =
+              target.shuffleUp(rewriter, loc, total, distance, segmentsPerLine);
+          Value hasEarlier =
+              LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::uge,
+                                   groupLane, constant(distance));
+          total = LLVM::SelectOp::create(
+              rewriter, loc, hasEarlier,
+              emitCombine(rewriter, loc, op.getKind(), earlier, total), total);
+        }
+        Value before =
+            segmentsPerLine > 1
+                ? target.shuffleUp(rewriter, loc, total, 1, segmentsPerLine)
+                : total;
+        Value hasBefore = LLVM::ICmpOp::create(
+            rewriter, loc, LLVM::ICmpPredicate::ugt, groupLane, constant(0));
+        OpBuilder::InsertionGuard storeGuard(rewriter);
+        if (first + threads > segments)
+          guardBelow(plus(thread, first), constant(segments));
+        for (int64_t k = 0; k < length; ++k) {
+          Value result = running[k];
+          if (segmentsPerLine > 1)
+            result = LLVM::SelectOp::create(
+                rewriter, loc, hasBefore,
+                emitCombine(rewriter, loc, op.getKind(), before, result),
+                result);
+          LLVM::StoreOp::create(rewriter, loc, result,
+                                element(plus(start, k * stride)));
+        }
+      }
     }
+    target.barrier(rewriter, loc);
 
     SmallVector<Value> results;
     for (int64_t offset : offsets)
-      results.push_back(LLVM::LoadOp::create(
-          rewriter, loc, elemType, element(halves[from], plus(base, offset))));
+      results.push_back(LLVM::LoadOp::create(rewriter, loc, elemType,
+                                             element(plus(base, offset))));
     rewriter.replaceOp(op, packStruct(rewriter, loc,
                                       getTypeConverter()->convertType(type),
                                       results));

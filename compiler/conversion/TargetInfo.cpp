@@ -18,8 +18,10 @@ mlir::tile::parseTargetOption(Operation *module, StringRef arch) {
   return gpu;
 }
 
-Value TargetInfo::shuffleXor(OpBuilder &builder, Location loc, Value value,
-                             unsigned mask) const {
+/// shfl.sync of `kind` with its operand and clamp word; narrow values are
+/// widened, 64-bit ones moved as two halves.
+static Value shuffle(OpBuilder &builder, Location loc, Value value,
+                     NVVM::ShflKind kind, unsigned operand, unsigned clamp) {
   Type type = value.getType();
   Type i32 = builder.getI32Type();
   unsigned bits = type.getIntOrFloatBitWidth();
@@ -32,8 +34,8 @@ Value TargetInfo::shuffleXor(OpBuilder &builder, Location loc, Value value,
         builder, loc, i32,
         LLVM::LShrOp::create(builder, loc, asInt,
                              LLVM::ConstantOp::create(builder, loc, i64, 32)));
-    lo = shuffleXor(builder, loc, lo, mask);
-    hi = shuffleXor(builder, loc, hi, mask);
+    lo = shuffle(builder, loc, lo, kind, operand, clamp);
+    hi = shuffle(builder, loc, hi, kind, operand, clamp);
     Value wide = LLVM::OrOp::create(
         builder, loc, LLVM::ZExtOp::create(builder, loc, i64, lo),
         LLVM::ShlOp::create(builder, loc,
@@ -51,11 +53,10 @@ Value TargetInfo::shuffleXor(OpBuilder &builder, Location loc, Value value,
     word = LLVM::BitcastOp::create(builder, loc, i32, value);
   }
   Value allLanes = LLVM::ConstantOp::create(builder, loc, i32, -1);
-  Value offset = LLVM::ConstantOp::create(builder, loc, i32, mask);
-  Value clamp = LLVM::ConstantOp::create(builder, loc, i32, 0x1f);
-  Value result =
-      NVVM::ShflOp::create(builder, loc, word.getType(), allLanes, word, offset,
-                           clamp, NVVM::ShflKind::bfly, UnitAttr());
+  Value result = NVVM::ShflOp::create(
+      builder, loc, word.getType(), allLanes, word,
+      LLVM::ConstantOp::create(builder, loc, i32, operand),
+      LLVM::ConstantOp::create(builder, loc, i32, clamp), kind, UnitAttr());
   if (bits < 32) {
     Value narrow = LLVM::TruncOp::create(builder, loc,
                                          builder.getIntegerType(bits), result);
@@ -64,6 +65,19 @@ Value TargetInfo::shuffleXor(OpBuilder &builder, Location loc, Value value,
   if (!type.isF32())
     return LLVM::BitcastOp::create(builder, loc, type, result);
   return result;
+}
+
+Value TargetInfo::shuffleXor(OpBuilder &builder, Location loc, Value value,
+                             unsigned mask) const {
+  return shuffle(builder, loc, value, NVVM::ShflKind::bfly, mask, 0x1f);
+}
+
+Value TargetInfo::shuffleUp(OpBuilder &builder, Location loc, Value value,
+                            unsigned delta, unsigned width) const {
+  // The clamp word's bits 8..12 mask the lane index down to its group
+  // (32 - width); an up shuffle's lower bound is then the group's first lane.
+  return shuffle(builder, loc, value, NVVM::ShflKind::up, delta,
+                 (32 - width) << 8);
 }
 
 void TargetInfo::barrier(OpBuilder &builder, Location loc) const {

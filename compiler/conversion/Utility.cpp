@@ -408,12 +408,12 @@ unsigned mlir::tile::getScratchBytes(Operation *op) {
     return unsigned(tensor.getNumElements()) *
            getSharedElementBytes(tensor.getElementType());
   };
-  if (isa<ConvertLayoutOp>(op))
+  // A layout conversion passes every element through; a scan combines
+  // them in place.
+  if (isa<ConvertLayoutOp, ScanOp>(op))
     return bytesOf(op->getOperand(0).getType());
   if (isa<AtomicAddOp>(op)) // the old value, to every thread
     return 4;
-  if (isa<ScanOp>(op)) // two buffers: each step reads one, writes the other
-    return 2 * bytesOf(op->getOperand(0).getType());
   if (auto dot = dyn_cast<DotOp>(op)) {
     if (isTensorCoreDot(dot))
       return isSharedView(dot.getA()) ? 0 : getMmaDotStagedABytes(dot);

@@ -1,51 +1,60 @@
-// scan: every thread writes its elements at their row-major position, then
-// log2(extent) Hillis-Steele steps over two halves of the scratch, each
-// thread taking elements t, t + T, ... and combining element i with element
-// i - d along the axis (d = 1, 2, 4, ...), a barrier after each; last, every
-// thread reads its own elements from the half the last step wrote. Outside
-// a warp split each step is guarded by thread < T (a warp-specialized
-// kernel's producer warps run such code too).
+// scan: every thread writes its elements at their row-major position; each
+// line along the axis is cut into P segments (the largest power of two
+// dividing the extent, at most 32), one per thread; a thread combines its
+// segment in order, the segment totals are scanned across each group of P
+// lanes with up-shuffles (clamp word (32 - P) << 8), and each thread adds
+// the total before its segment and writes back in place; last, every
+// thread reads its own elements. Three barriers whatever the extent.
+// Outside a warp split the scan is guarded by thread < T (a
+// warp-specialized kernel's producer warps run such code too).
 // RUN: tile-opt %s -convert-tile-to-llvm -canonicalize | FileCheck %s
 
-// 256 i32 over 2 warps (4 per thread): 8 steps of 4 elements per thread
-// (256 = 4 x 64 threads), no per-round guard; the half read last is the
-// first one again (8 steps).
+// 256 i32 over 2 warps: one line of 32 segments of 8, so the first warp
+// scans it and the second only shuffles (stores guarded by segment < 32).
 // CHECK-LABEL: llvm.func @prefix(
 // CHECK-DAG: %[[T:.*]] = llvm.mlir.constant(64 : i32) : i32
-// CHECK-DAG: %[[SMEM:.*]] = llvm.mlir.addressof @global_smem : !llvm.ptr<3>
-// CHECK: %[[UPPER:.*]] = llvm.getelementptr %[[SMEM]][256] : (!llvm.ptr<3>) -> !llvm.ptr<3>, i32
+// CHECK-DAG: %[[SEGS:.*]] = llvm.mlir.constant(32 : i32) : i32
+// CHECK-DAG: %[[WIDE:.*]] = llvm.mlir.constant(0 : i32) : i32
 // CHECK: nvvm.barrier0
 // CHECK-COUNT-4: llvm.store %{{.*}}, %{{.*}} : i32, !llvm.ptr<3>
 // CHECK-NEXT: nvvm.barrier0
 // CHECK-NEXT: %[[IN:.*]] = llvm.icmp "slt" %{{.*}}, %[[T]] : i32
 // CHECK-NEXT: llvm.cond_br %[[IN]]
-// CHECK: %[[HAS:.*]] = llvm.icmp "sge" %{{.*}}, %{{.*}} : i32
-// CHECK: %[[EARLIER:.*]] = llvm.select %[[HAS]], %{{.*}}, %{{.*}} : i1, i32
-// CHECK: %[[OWN:.*]] = llvm.load %{{.*}} : !llvm.ptr<3> -> i32
-// CHECK: %[[PREV:.*]] = llvm.load %{{.*}} : !llvm.ptr<3> -> i32
-// CHECK: %[[SUM:.*]] = llvm.add %[[PREV]], %[[OWN]] : i32
-// CHECK: %[[RES:.*]] = llvm.select %[[HAS]], %[[SUM]], %[[OWN]] : i1, i32
-// CHECK: %[[DST:.*]] = llvm.getelementptr %[[UPPER]][%{{.*}}] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, i32
-// CHECK-NEXT: llvm.store %[[RES]], %[[DST]] : i32, !llvm.ptr<3>
-// CHECK-COUNT-8: nvvm.barrier0
+// CHECK: %[[FIRST:.*]] = llvm.load %{{.*}} : !llvm.ptr<3> -> i32
+// CHECK: %[[SECOND:.*]] = llvm.load %{{.*}} : !llvm.ptr<3> -> i32
+// CHECK-NEXT: llvm.add %[[FIRST]], %[[SECOND]] : i32
+// CHECK-COUNT-6: nvvm.shfl.sync  up %{{.*}}, %{{.*}}, %{{.*}}, %[[WIDE]] : i32 -> i32
+// CHECK-NOT: nvvm.shfl.sync
+// CHECK: llvm.icmp "slt" %{{.*}}, %[[SEGS]] : i32
+// CHECK-NEXT: llvm.cond_br
+// CHECK-COUNT-8: llvm.store %{{.*}}, %{{.*}} : i32, !llvm.ptr<3>
+// CHECK: nvvm.barrier0
 // CHECK-NOT: nvvm.barrier0
 // CHECK-COUNT-4: llvm.load %{{.*}} : !llvm.ptr<3> -> i32
 // CHECK: llvm.return
 
-// 8 x 16 f32, running maximum along axis 1 over 2 warps (two elements per
-// thread): 4 steps, NaN-propagating maximum.
+// 8 x 16 f32, running maximum along axis 1 over 2 warps: 8 lines of 16
+// one-element segments, two rounds of 64 threads, each with 4 + 1 shuffles
+// in groups of 16 lanes; NaN-propagating maximum.
 // CHECK-LABEL: llvm.func @rows_max(
+// CHECK-DAG: %[[HALF:.*]] = llvm.mlir.constant(4096 : i32) : i32
+// CHECK-COUNT-2: nvvm.barrier0
+// CHECK-COUNT-5: nvvm.shfl.sync  up %{{.*}}, %{{.*}}, %{{.*}}, %[[HALF]] : f32 -> f32
 // CHECK: llvm.intr.maximum
-// CHECK-COUNT-4: nvvm.barrier0
+// CHECK-COUNT-5: nvvm.shfl.sync  up %{{.*}}, %{{.*}}, %{{.*}}, %[[HALF]] : f32 -> f32
+// CHECK: nvvm.barrier0
 // CHECK-NOT: nvvm.barrier0
 // CHECK: llvm.return
 
-// 16 elements, 64 threads: each step also guards index < 16.
+// 16 elements, 64 threads: 16 one-element segments, stores guarded by
+// segment < 16.
 // CHECK-LABEL: llvm.func @short(
 // CHECK-DAG: %[[T:.*]] = llvm.mlir.constant(64 : i32) : i32
 // CHECK-DAG: %[[N:.*]] = llvm.mlir.constant(16 : i32) : i32
 // CHECK: llvm.icmp "slt" %{{.*}}, %[[T]] : i32
 // CHECK-NEXT: llvm.cond_br
+// CHECK: llvm.icmp "slt" %{{.*}}, %[[N]] : i32
+// CHECK-COUNT-5: nvvm.shfl.sync  up
 // CHECK: llvm.icmp "slt" %{{.*}}, %[[N]] : i32
 // CHECK-NEXT: llvm.cond_br
 // CHECK: llvm.return

@@ -20,6 +20,11 @@ public:
   /// Butterfly exchange within a warp: the value held by lane ^ `mask`.
   Value shuffleXor(OpBuilder &builder, Location loc, Value value,
                    unsigned mask) const;
+  /// Within each aligned group of `width` lanes (a power of two, at most
+  /// 32): the value held by lane - `delta`; a lane of the group's first
+  /// `delta` gets its own value back.
+  Value shuffleUp(OpBuilder &builder, Location loc, Value value, unsigned delta,
+                  unsigned width) const;
   /// Barrier across all threads of the program.
   void barrier(OpBuilder &builder, Location loc) const;
   /// Orders this thread's earlier shared-memory writes before reads by the

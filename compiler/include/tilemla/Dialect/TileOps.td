@@ -510,8 +510,10 @@ def Tile_ScanOp : Tile_Op<"scan", [Pure, AllTypesMatch<["src", "result"]>]> {
     Element i along `axis` of the result combines elements 0..i of the
     source along that axis (`sum`: prefix sums, as `cumsum`; `max`, `min`:
     running extremes, floats propagating NaN). Same shape, element type and
-    layout as the source. Lowered through shared memory in log2(extent)
-    steps, for the small tensors of work schedules.
+    layout as the source. Lowered through shared memory with three
+    barriers: a thread per segment of each line, the segments' totals
+    scanned across lanes with shuffles; for the small tensors of work
+    schedules.
   }];
   let arguments = (ins Tile_Tensor:$src, I32Attr:$axis, Tile_ReduceKindAttr:$kind);
   let results = (outs Tile_Tensor:$result);
