@@ -100,18 +100,14 @@ struct ScanOpConversion : TargetPattern<ScanOp> {
         guardBelow(thread, constant(threads));
       // Segment s = first + thread of each round. Its group of P lanes is
       // all inside or all past the last segment (segments and rounds are
-      // multiples of P), so every lane shuffles; those past it read
-      // segment 0's elements and write nothing.
+      // multiples of P), so every lane shuffles; those past it touch no
+      // shared memory (a read there would race with the owner's write) and
+      // shuffle zeros.
       Value groupLane =
           LLVM::URemOp::create(rewriter, loc, lane, constant(segmentsPerLine));
       for (int64_t first = 0; first < segments; first += threads) {
+        const bool partialRound = first + threads > segments;
         Value segment = plus(thread, first);
-        Value inRange =
-            LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::slt,
-                                 segment, constant(segments));
-        if (first + threads > segments)
-          segment = LLVM::SelectOp::create(rewriter, loc, inRange, segment,
-                                           constant(0));
         // Line l = segment / P holds outer index l / stride and inner
         // index l % stride; the segment starts at its part along the axis.
         Value line = LLVM::UDivOp::create(rewriter, loc, segment,
@@ -127,13 +123,37 @@ struct ScanOpConversion : TargetPattern<ScanOp> {
                 LLVM::URemOp::create(rewriter, loc, line, constant(stride))),
             LLVM::MulOp::create(rewriter, loc, groupLane,
                                 constant(length * stride)));
+        // The segment's running combination, in order.
+        auto emitRunning = [&]() {
+          SmallVector<Value> running;
+          for (int64_t k = 0; k < length; ++k) {
+            Value value = LLVM::LoadOp::create(
+                rewriter, loc, elemType, element(plus(start, k * stride)));
+            running.push_back(k ? emitCombine(rewriter, loc, op.getKind(),
+                                              running.back(), value)
+                                : value);
+          }
+          return running;
+        };
         SmallVector<Value> running;
-        for (int64_t k = 0; k < length; ++k) {
-          Value value = LLVM::LoadOp::create(rewriter, loc, elemType,
-                                             element(plus(start, k * stride)));
-          running.push_back(k ? emitCombine(rewriter, loc, op.getKind(),
-                                            running.back(), value)
-                              : value);
+        if (partialRound) {
+          Value inRange =
+              LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::slt,
+                                   segment, constant(segments));
+          auto ifOp = scf::IfOp::create(
+              rewriter, loc, SmallVector<Type>(length, elemType), inRange,
+              /*withElseRegion=*/true);
+          OpBuilder::InsertionGuard branchGuard(rewriter);
+          rewriter.setInsertionPointToStart(ifOp.thenBlock());
+          scf::YieldOp::create(rewriter, loc, emitRunning());
+          rewriter.setInsertionPointToStart(ifOp.elseBlock());
+          scf::YieldOp::create(
+              rewriter, loc,
+              SmallVector<Value>(
+                  length, LLVM::ZeroOp::create(rewriter, loc, elemType)));
+          running.assign(ifOp.getResults().begin(), ifOp.getResults().end());
+        } else {
+          running = emitRunning();
         }
         // Inclusive scan of the segment totals across the group, then the
         // total of the segments before this one.
@@ -155,8 +175,8 @@ struct ScanOpConversion : TargetPattern<ScanOp> {
         Value hasBefore = LLVM::ICmpOp::create(
             rewriter, loc, LLVM::ICmpPredicate::ugt, groupLane, constant(0));
         OpBuilder::InsertionGuard storeGuard(rewriter);
-        if (first + threads > segments)
-          guardBelow(plus(thread, first), constant(segments));
+        if (partialRound)
+          guardBelow(segment, constant(segments));
         for (int64_t k = 0; k < length; ++k) {
           Value result = running[k];
           if (segmentsPerLine > 1)

@@ -10,7 +10,8 @@
 // RUN: tile-opt %s -convert-tile-to-llvm -canonicalize | FileCheck %s
 
 // 256 i32 over 2 warps: one line of 32 segments of 8, so the first warp
-// scans it and the second only shuffles (stores guarded by segment < 32).
+// scans it and the second only shuffles (loads and stores guarded by
+// segment < 32).
 // CHECK-LABEL: llvm.func @prefix(
 // CHECK-DAG: %[[T:.*]] = llvm.mlir.constant(64 : i32) : i32
 // CHECK-DAG: %[[SEGS:.*]] = llvm.mlir.constant(32 : i32) : i32
@@ -46,14 +47,19 @@
 // CHECK-NOT: nvvm.barrier0
 // CHECK: llvm.return
 
-// 16 elements, 64 threads: 16 one-element segments, stores guarded by
-// segment < 16.
+// 16 elements, 64 threads: 16 one-element segments; the threads past them
+// read nothing (a read would race with the owner's write) and store
+// nothing.
 // CHECK-LABEL: llvm.func @short(
 // CHECK-DAG: %[[T:.*]] = llvm.mlir.constant(64 : i32) : i32
 // CHECK-DAG: %[[N:.*]] = llvm.mlir.constant(16 : i32) : i32
 // CHECK: llvm.icmp "slt" %{{.*}}, %[[T]] : i32
 // CHECK-NEXT: llvm.cond_br
 // CHECK: llvm.icmp "slt" %{{.*}}, %[[N]] : i32
+// CHECK-NEXT: llvm.cond_br
+// CHECK: %[[OWN:.*]] = llvm.load %{{.*}} : !llvm.ptr<3> -> i32
+// CHECK-NEXT: llvm.br ^[[JOIN:.*]](%[[OWN]] : i32)
+// CHECK: llvm.br ^[[JOIN]](%{{.*}} : i32)
 // CHECK-COUNT-5: nvvm.shfl.sync  up
 // CHECK: llvm.icmp "slt" %{{.*}}, %[[N]] : i32
 // CHECK-NEXT: llvm.cond_br
