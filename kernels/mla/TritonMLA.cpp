@@ -253,6 +253,7 @@ TritonMLAImpl::Kernels &TritonMLAImpl::kernelsFor(int64_t pageSize, int splits,
                                {"SPLITS", s},
                                {"SPLIT_BLOCK", std::to_string(splitBlock)},
                                {"R_BLOCK", std::to_string(shape.columnBlock)},
+                               {"BLOCK_H", std::to_string(shape.stage2Heads)},
                                {"CHUNK_ALIGN", chunkAlign},
                                {"SCHEDULE", scheduled ? "1" : "0"},
                                {"FIXED_CHUNK", fixedChunk},
@@ -486,7 +487,7 @@ TritonMLAImpl::plan(const DecodeCall &call) {
       : persistentStage1(tma)
           ? std::min<int64_t>(items, int64_t(numSMs) * opts.persistentWaves)
           : items;
-  const LaunchShape shape = launchShape(B, programs);
+  const LaunchShape shape = launchShape(B, programs, scheduled);
   // BatchInvariant's kernels take the most pieces (the workspace's row
   // stride, and the chunk rule's): one specialization whatever the grid.
   const int stage1Splits = batchInvariant() ? invariant.maxPieces : splits;
@@ -506,12 +507,12 @@ TritonMLAImpl::plan(const DecodeCall &call) {
   // requests it takes in one piece, stage 2 the others.
   const auto outO = KernelArg::pointer(o.data);
   const auto outLse = KernelArg::pointer(lse ? lse->data : lseScratch->data());
-  CallPlan launches{
-      kernels,
-      scheduled,
-      unsigned(programs),
-      {unsigned(B), unsigned(heads), unsigned(rank / shape.columnBlock)},
-      unsigned(B)};
+  CallPlan launches{kernels,
+                    scheduled,
+                    unsigned(programs),
+                    {unsigned(B), unsigned(cdiv(heads, shape.stage2Heads)),
+                     unsigned(rank / shape.columnBlock)},
+                    unsigned(B)};
   launches.tablePages = bt.shape[1];
   launches.pageSize = pageSize;
   launches.cachePages = numPages;

@@ -60,9 +60,10 @@ struct Worst {
 /// `programs` > 0: stage 1 as that many persistent programs, each taking
 /// the work items `programs` apart (0: a program per item). `parts` > 0:
 /// the device schedule (mla_decode_schedule.tile) with that many parts
-/// instead of splits.
+/// instead of splits. `stage2Heads`: heads per stage-2 program.
 MlaErrors runCase(const MlaCase &c, int splits, std::mt19937_64 &rng,
-                  DType lseType = DType::F32, int programs = 0, int parts = 0) {
+                  DType lseType = DType::F32, int programs = 0, int parts = 0,
+                  int stage2Heads = 1) {
   MlaProblem p = makeMlaProblem(c, rng);
   MlaReference ref = mlaReference(p);
   const int B = c.B(), headBlocks = (c.H + 15) / 16;
@@ -93,6 +94,7 @@ MlaErrors runCase(const MlaCase &c, int splits, std::mt19937_64 &rng,
                                    {"SPLITS", s},
                                    {"SPLIT_BLOCK", "2"},
                                    {"R_BLOCK", std::to_string(rBlock)},
+                                   {"BLOCK_H", std::to_string(stage2Heads)},
                                    {"CHUNK_ALIGN", std::to_string(chunkAlign)},
                                    {"SCHEDULE", scheduleFlag},
                                    {"T", t},
@@ -175,7 +177,8 @@ MlaErrors runCase(const MlaCase &c, int splits, std::mt19937_64 &rng,
                  interp::Arg::f32(float(c.scale)),
                  interp::Arg::i32(B),
                  interp::Arg::i32(scheduled ? 1 : splits)});
-  stage2.launch({unsigned(B), unsigned(c.H), unsigned(c.R / rBlock)},
+  stage2.launch({unsigned(B), unsigned((c.H + stage2Heads - 1) / stage2Heads),
+                 unsigned(c.R / rBlock)},
                 {interp::Arg::pointer(wsO), interp::Arg::pointer(wsLse),
                  interp::Arg::pointer(lens), interp::Arg::pointer(schedule),
                  interp::Arg::i32(B), ptr(o, 0), ptr(lse, 0),
@@ -204,8 +207,9 @@ struct Family {
   const char *name;
   std::vector<MlaCase> cases;
   std::vector<int> splits;
-  int programs = 0; ///< persistent stage-1 programs (0: one per item)
-  int parts = 0;    ///< > 0: the device schedule's parts instead of splits
+  int programs = 0;    ///< persistent stage-1 programs (0: one per item)
+  int parts = 0;       ///< > 0: the device schedule's parts instead of splits
+  int stage2Heads = 1; ///< heads per stage-2 program
 };
 
 double oTolerance(DType t) { return t == DType::BF16 ? 1e-2 : 2e-3; }
@@ -221,7 +225,8 @@ void runFamilies(const std::vector<Family> &families) {
     for (const MlaCase &c : f.cases)
       for (int splits : f.splits) {
         SCOPED_TRACE(c.describe() + " splits=" + std::to_string(splits));
-        MlaErrors e = runCase(c, splits, rng, DType::F32, f.programs, f.parts);
+        MlaErrors e = runCase(c, splits, rng, DType::F32, f.programs, f.parts,
+                              f.stage2Heads);
         EXPECT_LE(e.o, oTolerance(c.type)) << "at " << e.where;
         EXPECT_LE(e.lse, 1e-3);
         worst.o = std::max(worst.o, e.o);
@@ -303,6 +308,9 @@ TEST(MlaInterpreter, DeviceSchedule) {
   runFamilies({{"device schedule, 1 part", cases, {1}, 0, 1},
                {"device schedule, 3 parts", cases, {1}, 0, 3},
                {"device schedule, 40 parts", cases, {1}, 0, 40},
+               // Stage 2 with several heads per program (H=20: a partial
+               // last group).
+               {"device schedule, 8-head merges", cases, {1}, 0, 3, 8},
                {"device schedule, TMA variant", tma, {1}, 0, 7}});
 }
 

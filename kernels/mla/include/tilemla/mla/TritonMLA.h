@@ -284,6 +284,10 @@ public:
   /// columns) one program merges per step.
   static constexpr int64_t kMinStage2Columns = 32;
   static constexpr int64_t kStage2BlockValues = 4096;
+  /// After a device schedule, stage 2 takes up to kMaxStage2Heads heads per
+  /// program while that leaves kStage2ProgramsPerSM programs per SM.
+  static constexpr int64_t kMaxStage2Heads = 8;
+  static constexpr int64_t kStage2ProgramsPerSM = 8;
   /// BatchInvariant: the workspace its pieces may fill (see
   /// batchInvariantChunks), stage 2's column block (fixed: it decides which
   /// threads sum which pieces), and the chunk of 64-head programs and of
@@ -430,13 +434,15 @@ private:
   struct LaunchShape {
     int tokenBlock, warps;
     int64_t columnBlock;
+    int64_t stage2Heads = 1; ///< heads per stage-2 program
     bool operator<(const LaunchShape &o) const {
-      return std::tie(tokenBlock, warps, columnBlock) <
-             std::tie(o.tokenBlock, o.warps, o.columnBlock);
+      return std::tie(tokenBlock, warps, columnBlock, stage2Heads) <
+             std::tie(o.tokenBlock, o.warps, o.columnBlock, o.stage2Heads);
     }
   };
-  /// `programs`: stage 1's grid.
-  LaunchShape launchShape(int64_t batch, int64_t programs) const;
+  /// `programs`: stage 1's grid; `scheduled`: with a device schedule.
+  LaunchShape launchShape(int64_t batch, int64_t programs,
+                          bool scheduled) const;
   bool batchInvariant() const {
     return opts.splitPolicy == SplitPolicy::BatchInvariant;
   }
