@@ -41,8 +41,7 @@ struct ScanOpConversion : TargetPattern<ScanOp> {
     if (inProducer || getEnclosingOwner(op->getBlock()) >= 0)
       return op.emitOpError(
           "is not supported in code that only some warps run");
-    // Outside a warp split, a warp-specialized kernel's producer warps run
-    // the code too: threads past the consumers' count sit the steps out.
+    // Outside a warp split, producer warps may run the code too (see below).
     const bool extraThreadsPossible = !split;
 
     Location loc = op.getLoc();
