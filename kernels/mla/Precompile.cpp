@@ -93,6 +93,7 @@ int TritonMLAImpl::precompileCalls(const DecodeCall &call) {
     if (call.lse)
       lse = firstRequests(*call.lse, batch);
     DecodeMetadata metadata = *call.metadata;
+    metadata.schedule = nullptr; // each batch plans its own (and its kernel)
     metadata.block_table = firstRequests(metadata.block_table, batch);
     metadata.seq_lens = firstRequests(metadata.seq_lens, batch);
     for (int64_t len : lengths) {

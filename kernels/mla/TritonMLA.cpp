@@ -63,9 +63,6 @@ bool TritonMLABackend::supportsComputeCapability(int major, int) {
   return major >= 8;
 }
 
-// The device schedule charges entering a request (q's load, the first
-// copies, writing a partial) as this many token blocks.
-constexpr int kScheduleOverheadBlocks = 2;
 // Pieces stage 2 merges at a time with a device schedule (at most).
 constexpr int64_t kMaxSplitBlock = 128;
 
@@ -184,8 +181,7 @@ TritonMLAImpl::TritonMLAImpl(
   if (opts.device < 0)
     return; // validation-only impl: nothing on a device
   if (mayScheduleOnDevice)
-    schedule = std::make_unique<DeviceBuffer>(
-        size_t(1 + 5 * opts.maxBatch + scheduleParts() + 1) * sizeof(int32_t));
+    ownSchedule = newDecodeSchedule();
 
   // Partial outputs, then their log-sum-exps (see wsLseOffset).
   size_t wsBytes =
@@ -266,19 +262,8 @@ TritonMLAImpl::Kernels &TritonMLAImpl::kernelsFor(int64_t pageSize, int splits,
   Kernels kernels{sharedKernel("mla/mla_decode_stage1", stage1, shape.warps),
                   Kernel::fromEmbedded("mla/mla_decode_stage2", stage2),
                   std::nullopt};
-  if (scheduled) {
-    // One program over the whole batch: BLOCK_B covers maxBatch, with a
-    // warp per 64 requests (4..16) so its tiles stay in registers.
-    int64_t blockB = 32;
-    while (blockB < opts.maxBatch)
-      blockB *= 2;
-    kernels.schedule =
-        sharedKernel("mla/mla_decode_schedule",
-                     {{"BLOCK_B", std::to_string(blockB)},
-                      {"BLOCK_N", std::to_string(shape.tokenBlock)},
-                      {"OVERHEAD", std::to_string(kScheduleOverheadBlocks)}},
-                     unsigned(std::clamp<int64_t>(blockB / 64, 4, 16)));
-  }
+  if (scheduled)
+    kernels.schedule = scheduleKernel(shape.tokenBlock, opts.maxBatch);
   if (opts.checkInputs)
     kernels.check = sharedKernel("mla/mla_decode_check",
                                  {{"PAGE", std::to_string(pageSize)}}, 4);
@@ -497,18 +482,33 @@ TritonMLAImpl::plan(const DecodeCall &call) {
       static_cast<const char *>(qPe.data) + call.qPeOffset * dtypeSize(dtype);
   char *wsO = static_cast<char *>(workspace->data());
   char *wsLse = wsO + wsLseOffset();
-  // The schedule (mla_decode_schedule.tile says how it is laid out);
-  // without one, stage 1 and 2 never read it.
-  void *workList = scheduled ? schedule->data() : nullptr;
-  // Checked inputs: the decode reads the lengths the check let through.
+  // The schedule (mla_decode_schedule.tile says how it is laid out): the
+  // caller's, made once for these lengths, or the impl's own, made by this
+  // call; without one, stage 1 and 2 never read it. Checked inputs: the
+  // decode reads the lengths the check let through, and schedules them.
+  const DecodeSchedule *given = metadata.schedule;
+  if (given && (given->batch() != B || given->seqLens() != lens.data))
+    throw Error(fmt::format(
+        "metadata.schedule: made for {} requests at seq_lens {}, not this "
+        "call's {} at {} (scheduleDecode with this metadata first)",
+        given->batch(), given->seqLens(), B, lens.data));
+  const bool useGiven = scheduled && given && !opts.checkInputs;
+  if (useGiven)
+    checkScheduleFits(*given, "metadata.schedule");
+  const DecodeSchedule *workSchedule = !scheduled ? nullptr
+                                       : useGiven ? given
+                                                  : ownSchedule.get();
+  void *workList = workSchedule ? workSchedule->buffer->data() : nullptr;
   const void *lensData = opts.checkInputs ? checkedLens->data() : lens.data;
-  const auto maxBatchArg = KernelArg::i32(int32_t(opts.maxBatch));
+  const auto maxBatchArg = KernelArg::i32(
+      int32_t(workSchedule ? workSchedule->maxBatch() : opts.maxBatch));
   // Both stages write o and lse: stage 1 (with a device schedule) the
   // requests it takes in one piece, stage 2 the others.
   const auto outO = KernelArg::pointer(o.data);
   const auto outLse = KernelArg::pointer(lse ? lse->data : lseScratch->data());
   CallPlan launches{kernels,
                     scheduled,
+                    scheduled && !useGiven,
                     unsigned(programs),
                     {unsigned(B), unsigned(cdiv(heads, shape.stage2Heads)),
                      unsigned(rank / shape.columnBlock)},
@@ -575,7 +575,7 @@ void TritonMLAImpl::run(const DecodeCall &call, StreamHandle stream) {
     // A first call compiles its kernels side by side, not one per launch.
     std::vector<std::pair<Kernel, std::vector<KernelArg>>> launches = {
         {kernels.stage1, p.stage1Args}, {kernels.stage2, p.stage2Args}};
-    if (p.scheduled)
+    if (p.makesSchedule)
       launches.push_back({*kernels.schedule, p.scheduleArgs});
     if (kernels.check)
       launches.push_back({*kernels.check, p.checkArgs});
@@ -602,7 +602,7 @@ void TritonMLAImpl::run(const DecodeCall &call, StreamHandle stream) {
                       "nothing was decoded");
     }
   }
-  if (p.scheduled)
+  if (p.makesSchedule)
     kernels.schedule->launch({1, 1, 1}, p.scheduleArgs, stream,
                              kDependentLaunch);
   kernels.stage1.launch({p.programs, 1, 1}, p.stage1Args, stream,

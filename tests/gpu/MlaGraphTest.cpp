@@ -108,14 +108,18 @@ private:
 /// with new values, a new page order and the lengths moved between requests,
 /// then shorter lengths (the longest sized the split count at capture; a
 /// device schedule is made anew on every replay).
-/// `persistentWaves`, `schedule`: the TritonMLAOptions.
+/// `persistentWaves`, `schedule`: the TritonMLAOptions; `stepSchedule`: the
+/// graph holds a decode step's scheduleDecode before the call, which reads
+/// that schedule (DecodeMetadata::schedule).
 void captureAndReplay(
     const GraphApi *api, MlaCase c, std::mt19937_64 &rng,
     int persistentWaves = 0,
-    mla::DeviceSchedule schedule = mla::DeviceSchedule::Default) {
+    mla::DeviceSchedule schedule = mla::DeviceSchedule::Default,
+    bool stepSchedule = false) {
   SCOPED_TRACE(c.describe() +
                " persistentWaves=" + std::to_string(persistentWaves) +
-               " schedule=" + std::to_string(int(schedule)));
+               " schedule=" + std::to_string(int(schedule)) +
+               (stepSchedule ? " step schedule" : ""));
   MlaProblem p = makeMlaProblem(c, rng);
   const int64_t B = c.B(), H = c.H, R = c.R, P = c.P;
   mla::TritonMLAOptions options;
@@ -154,8 +158,15 @@ void captureAndReplay(
       mla::contiguousView(dlse.data(), mla::DType::F32, {B, H});
 
   uploadInputs(p);
+  std::unique_ptr<mla::DecodeSchedule> step =
+      stepSchedule ? impl.newDecodeSchedule() : nullptr;
   CapturedDecode captured(api, [&](void *stream) {
-    impl.forward_decode(q, kv, md, o, lse, stream);
+    mla::DecodeMetadata metadata = md;
+    if (step) {
+      impl.scheduleDecode(metadata, *step, stream);
+      metadata.schedule = step.get();
+    }
+    impl.forward_decode(q, kv, metadata, o, lse, stream);
   });
   ASSERT_TRUE(captured.ok);
 
@@ -219,6 +230,8 @@ TEST_F(MlaGraphTest, CapturedDecodeReplaysWithNewInputs) {
   // (With the device schedule; host-side splits, persistent or not.)
   captureAndReplay(api, c, rng, 0, mla::DeviceSchedule::Always);
   captureAndReplay(api, c, rng, /*persistentWaves=*/1);
+  captureAndReplay(api, c, rng, 0, mla::DeviceSchedule::Always,
+                   /*stepSchedule=*/true);
 }
 
 /// A checked call (TritonMLAOptions::checkInputs) captured in a graph: a

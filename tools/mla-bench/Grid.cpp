@@ -79,7 +79,8 @@ std::vector<Shape> adversarialMixes(int H, int page) {
       "                 [--json=FILE] [--block-n=N] [--block-h=N] [--warps=N]\n"
       "                 [--stages=N] [--max-splits=N] [--min-splits=N]\n"
       "                 [--no-tma] [--no-ws] [--persistent=W]\n"
-      "                 [--schedule=default|off|always] [--mixes]\n"
+      "                 [--schedule=default|off|always] [--step-schedule]\n"
+      "                 [--mixes]\n"
       "\n"
       "  --quick   (default) B=1,8,32,128 L=4096,8192,32768 H=16,128 page=64,\n"
       "            and H=64 for B=8,32,128; uniform and ragged\n"
@@ -109,6 +110,10 @@ std::vector<Shape> adversarialMixes(int H, int page) {
       "            SM (default 1), each taking many work items\n"
       "  --schedule  where the auto policy schedules stage 1 on the device:\n"
       "            where it measured faster (default), nowhere, everywhere\n"
+      "  --step-schedule  a call scheduled on the device reads a schedule\n"
+      "            made once before the timed calls (as an engine's decode\n"
+      "            step makes one for all its layers; splits column 'step')\n"
+      "            instead of launching its own\n"
       "  --mixes   instead of the grid, for each --h and --page: length mixes\n"
       "            made to break a schedule ('huge': 1M tokens among 255\n"
       "            requests of 1..10; 'tail': 128K among 127 of 100..2000;\n"
@@ -315,6 +320,8 @@ Options parseOptions(int argc, char **argv) {
       o.list = true;
     } else if (arg == "--mixes") {
       o.mixes = true;
+    } else if (arg == "--step-schedule") {
+      o.stepSchedule = true;
     } else {
       std::fprintf(stderr, "mla-bench: unknown argument '%s'\n", argv[i]);
       usage(2);

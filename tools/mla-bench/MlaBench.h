@@ -42,6 +42,10 @@ struct Options {
   bool warpSpecialize = true; ///< a producer warpgroup issues the TMA copies
   int persistentWaves = 0;    ///< with it, stage-1 programs per SM (0: off)
   mla::DeviceSchedule deviceSchedule = mla::DeviceSchedule::Default;
+  /// --step-schedule: a call that schedules on the device reads a schedule
+  /// made once before the timed calls, as every layer of a decode step
+  /// would (DecodeSchedule), instead of launching its own.
+  bool stepSchedule = false;
   /// --mixes: the adversarial length mixes (Grid.cpp) instead of the grid.
   bool mixes = false;
 };
@@ -64,7 +68,7 @@ struct CopyCeiling {
 struct Result {
   Shape shape;
   mla::SplitPolicy policy{};
-  int splits = 0;
+  int splits = 0; ///< 0: scheduled on the device; -1: by a step schedule
   double firstCallMs = 0, hostUs = 0, bytes = 0, flops = 0;
   int hostCallsDone = 0;
   Stats us;

@@ -89,7 +89,9 @@ void printRow(const Result &x, double copyGbs) {
                 policyName(x.policy), x.error.c_str());
     return;
   }
-  std::string splits = x.splits ? std::to_string(x.splits) : "dev";
+  std::string splits = x.splits > 0    ? std::to_string(x.splits)
+                       : x.splits == 0 ? "dev"
+                                       : "step";
   std::printf("%s %-15s %6s %9.1f %9.1f %9.1f %8.0f %8.1f %6.1f %8.2f\n",
               shapeLabel(x.shape).c_str(), policyName(x.policy), splits.c_str(),
               x.us.median, x.us.min, x.us.p90, x.gbs(), x.tflops(),

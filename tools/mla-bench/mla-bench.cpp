@@ -176,11 +176,21 @@ Result runCase(Problem &p, mla::SplitPolicy policy, const Options &o,
   res.bytes = double(s.tokens) * D * 2 + double(s.B) * s.H * (D + R) * 2;
   res.flops = 2.0 * s.H * double(s.tokens) * (D + R);
   mla::TritonMLAImpl impl = makeImpl(s.H, s.B, policy, o);
-  // 0: the work is scheduled on the device (shown as "dev").
-  res.splits =
-      impl.schedulesOnDevice(p.kvView, s.B) ? 0 : impl.numSplits(s.B, s.maxLen);
+  // 0: the work is scheduled on the device (shown as "dev"); -1: by a
+  // schedule made once, outside the timed calls ("step").
+  const bool onDevice = impl.schedulesOnDevice(p.kvView, s.B);
+  res.splits = !onDevice        ? impl.numSplits(s.B, s.maxLen)
+               : o.stepSchedule ? -1
+                                : 0;
+  mla::DecodeMetadata metadata = p.metadata;
+  std::unique_ptr<mla::DecodeSchedule> stepSchedule;
+  if (onDevice && o.stepSchedule) {
+    stepSchedule = impl.newDecodeSchedule();
+    impl.scheduleDecode(metadata, *stepSchedule);
+    metadata.schedule = stepSchedule.get();
+  }
   auto call = [&] {
-    impl.forward_decode(p.qView, p.kvView, p.metadata, p.oView, p.lseView);
+    impl.forward_decode(p.qView, p.kvView, metadata, p.oView, p.lseView);
   };
   Timing t = timer.time(call, o.warmup);
   res.firstCallMs = t.firstCallMs;

@@ -241,6 +241,38 @@ TILEMLA_API int chooseNumSplits(SplitPolicy policy, int64_t batch,
                                 int maxSplits = 128, int headBlock = 16,
                                 int minSplits = 4);
 
+/// A device schedule of a batch's work, made once and read by many calls.
+/// An engine builds its decode metadata once per step, and every layer's
+/// forward_decode then reads the same lengths; the device schedule (see
+/// SplitPolicy::Auto) depends on the lengths alone, so one kernel per step
+/// can make it for all layers instead of one per call (about 4 us each on
+/// the H200). TritonMLAImpl::newDecodeSchedule allocates one (once: a CUDA
+/// graph can then capture the step); TritonMLAImpl::scheduleDecode fills it
+/// on a stream from seq_lens' contents at that point of the stream; calls
+/// later on the stream pass it in DecodeMetadata::schedule. Any impl with
+/// the same configuration (heads per stage-1 program, SM count, stage-1
+/// tiles; e.g. every layer's) can read it.
+class TILEMLA_API DecodeSchedule {
+public:
+  ~DecodeSchedule();
+  DecodeSchedule(const DecodeSchedule &) = delete;
+  DecodeSchedule &operator=(const DecodeSchedule &) = delete;
+  /// What the last scheduleDecode scheduled: its batch and seq_lens' data
+  /// (0 and null before the first).
+  int64_t batch() const { return scheduledBatch; }
+  const void *seqLens() const { return scheduledLens; }
+  int64_t maxBatch() const { return capacity; }
+
+private:
+  friend class TritonMLAImpl;
+  DecodeSchedule(int64_t maxBatch, int64_t parts, int tokenBlock);
+  std::unique_ptr<DeviceBuffer> buffer; ///< laid out as the kernel says
+  int64_t capacity, parts;
+  int tokenBlock;
+  int64_t scheduledBatch = 0;
+  const void *scheduledLens = nullptr;
+};
+
 /// The seed's decode metadata, plus a host-side fact.
 struct DecodeMetadata {
   TensorView block_table; ///< [B, max_pages] i32, unit column stride
@@ -249,6 +281,12 @@ struct DecodeMetadata {
   /// max_seq_len); -1: unknown. Required by SplitPolicy::Auto; when given,
   /// checked against the block table's capacity. Never read from the GPU.
   int64_t max_seq_len = -1;
+  /// Optional: a schedule made by scheduleDecode from these seq_lens (the
+  /// same data pointer and batch, else the call throws). A call that
+  /// schedules on the device then reads it instead of making its own; other
+  /// calls, and impls with TritonMLAOptions::checkInputs (whose schedule
+  /// comes from the checked lengths), ignore it.
+  const DecodeSchedule *schedule = nullptr;
 };
 
 class TILEMLA_API TritonMLAImpl {
@@ -338,6 +376,21 @@ public:
                       const DecodeMetadata &metadata, const TensorView &o,
                       StreamHandle stream = nullptr);
 
+  /// A device schedule for calls of up to options.maxBatch requests on
+  /// this impl's configuration (see DecodeSchedule); allocates its buffer.
+  /// Throws without a device (options.device = -1).
+  std::unique_ptr<DecodeSchedule> newDecodeSchedule() const;
+  /// Launches the device schedule of metadata.seq_lens' batch (1 up to the
+  /// schedule's maxBatch requests) into `schedule` on `stream`; reads only
+  /// seq_lens (block_table and max_seq_len are not used). Like
+  /// forward_decode it never synchronizes (the first call compiles the
+  /// kernel). Throws when `schedule` was made for another configuration,
+  /// and for a bad seq_lens view, naming it. Kernels launched on the stream
+  /// between this and the calls that read the schedule must wait for their
+  /// predecessors (any ordinary launch does).
+  void scheduleDecode(const DecodeMetadata &metadata, DecodeSchedule &schedule,
+                      StreamHandle stream = nullptr);
+
   /// Compiles and loads, in parallel threads, every kernel forward_decode
   /// can choose for calls with these tensors or with views of their first
   /// 1..B requests (B: q's batch; pass buffers of options.maxBatch requests
@@ -415,6 +468,7 @@ private:
   struct CallPlan {
     Kernels *kernels;
     bool scheduled;
+    bool makesSchedule; ///< scheduled, without a DecodeMetadata::schedule
     unsigned programs;
     Dim3 stage2Grid;
     unsigned batch;
@@ -475,6 +529,18 @@ private:
     return std::max<int64_t>(1, (mayShareSMs() ? 2 : 1) * numSMs /
                                     cdivHeads(headBlock()));
   }
+  /// Stage 1's tokens per step after a device schedule (whatever the
+  /// batch: its grid is scheduleParts() times the head blocks).
+  int scheduleTokenBlock() const {
+    return launchShape(1, scheduleParts() * cdivHeads(headBlock()), true)
+        .tokenBlock;
+  }
+  /// The schedule kernel for stage-1 steps of `tokenBlock` tokens over
+  /// batches of up to `maxBatch` requests.
+  Kernel scheduleKernel(int tokenBlock, int64_t maxBatch);
+  /// Throws unless `schedule` fits this impl's scheduled calls.
+  void checkScheduleFits(const DecodeSchedule &schedule,
+                         const char *what) const;
   /// 16-head programs with the default tiles: launchShape gives launches of
   /// 1.5+ programs per SM tiles that let two programs share an SM.
   bool mayShareSMs() const {
@@ -517,8 +583,9 @@ private:
   int numSMs = 132;
   bool warpgroupTiles = false; ///< the device runs wgmma (sm_90a)
   BatchInvariantChunks invariant;
-  /// The device schedule (i32; laid out as mla_decode_schedule.tile says).
-  std::unique_ptr<DeviceBuffer> workspace, lseScratch, schedule;
+  std::unique_ptr<DeviceBuffer> workspace, lseScratch;
+  /// The schedule calls make when not given one (DecodeMetadata::schedule).
+  std::unique_ptr<DecodeSchedule> ownSchedule;
   /// Checked inputs: per request (kind, position, value) as
   /// mla_decode_check.tile writes them, and the lengths the decode reads.
   std::unique_ptr<DeviceBuffer> checkReport, checkedLens;

@@ -1,0 +1,95 @@
+//===- StepSchedule.cpp - a device schedule made once for many calls ------===//
+//
+// DecodeSchedule and TritonMLAImpl::scheduleDecode: the device schedule of
+// a batch (mla_decode_schedule.tile) launched by the caller, once per decode
+// step, into a buffer of its own that every layer's forward_decode then
+// reads (DecodeMetadata::schedule) instead of launching the kernel itself.
+//
+//===----------------------------------------------------------------------===//
+#include "tilemla/mla/TritonMLA.h"
+
+#include "ArgChecks.h"
+
+#include <fmt/format.h>
+
+namespace tilemla::mla {
+
+// The device schedule charges entering a request (q's load, the first
+// copies, writing a partial) as this many token blocks.
+constexpr int kScheduleOverheadBlocks = 2;
+
+/// The layout's size (mla_decode_schedule.tile): per_part, five fields per
+/// request, the first request of each part and one past the last.
+static size_t scheduleBytes(int64_t maxBatch, int64_t parts) {
+  return size_t(1 + 5 * maxBatch + parts + 1) * sizeof(int32_t);
+}
+
+DecodeSchedule::DecodeSchedule(int64_t maxBatch, int64_t parts, int tokenBlock)
+    : buffer(std::make_unique<DeviceBuffer>(scheduleBytes(maxBatch, parts))),
+      capacity(maxBatch), parts(parts), tokenBlock(tokenBlock) {}
+
+DecodeSchedule::~DecodeSchedule() = default;
+
+Kernel TritonMLAImpl::scheduleKernel(int tokenBlock, int64_t maxBatch) {
+  // One program over the whole batch: BLOCK_B covers maxBatch, with a warp
+  // per 64 requests (4..16) so its tiles stay in registers.
+  int64_t blockB = 32;
+  while (blockB < maxBatch)
+    blockB *= 2;
+  return sharedKernel("mla/mla_decode_schedule",
+                      {{"BLOCK_B", std::to_string(blockB)},
+                       {"BLOCK_N", std::to_string(tokenBlock)},
+                       {"OVERHEAD", std::to_string(kScheduleOverheadBlocks)}},
+                      unsigned(std::clamp<int64_t>(blockB / 64, 4, 16)));
+}
+
+void TritonMLAImpl::checkScheduleFits(const DecodeSchedule &schedule,
+                                      const char *what) const {
+  const int tokens = scheduleTokenBlock();
+  if (schedule.parts != scheduleParts() || schedule.tokenBlock != tokens)
+    throw Error(fmt::format(
+        "{}: made for {} parts of {}-token steps; this impl schedules {} "
+        "parts of {}-token steps (another configuration: heads per program, "
+        "SM count or stage-1 tiles)",
+        what, schedule.parts, schedule.tokenBlock, scheduleParts(), tokens));
+}
+
+std::unique_ptr<DecodeSchedule> TritonMLAImpl::newDecodeSchedule() const {
+  if (opts.device < 0)
+    throw Error("newDecodeSchedule: constructed with options.device = -1 "
+                "(no device)");
+  return std::unique_ptr<DecodeSchedule>(
+      new DecodeSchedule(opts.maxBatch, scheduleParts(), scheduleTokenBlock()));
+}
+
+void TritonMLAImpl::scheduleDecode(const DecodeMetadata &metadata,
+                                   DecodeSchedule &schedule,
+                                   StreamHandle stream) {
+  const TensorView &lens = metadata.seq_lens;
+  if (lens.shape.size() != 1)
+    throw Error(fmt::format("seq_lens: expected rank 1 [B], got shape {}",
+                            shapeString(lens.shape)));
+  const int64_t B = lens.shape[0];
+  if (B < 1 || B > schedule.capacity)
+    throw Error(fmt::format("seq_lens: batch {} outside the schedule's 1..{}",
+                            B, schedule.capacity));
+  checkView("seq_lens", lens, {B}, {DType::I32}, opts.device);
+  checkUnitLastStride("seq_lens", lens);
+  checkScheduleFits(schedule, "schedule");
+
+  std::lock_guard<std::mutex> oneCallAtATime(callMutex);
+  Kernel kernel = scheduleKernel(schedule.tokenBlock, schedule.capacity);
+  // A programmatic dependent, as in forward_decode: it waits for the
+  // stream's previous kernel before reading seq_lens.
+  kernel.launch({1, 1, 1},
+                {KernelArg::pointer(lens.data),
+                 KernelArg::i32(int32_t(B)).unspecialized(),
+                 KernelArg::i32(int32_t(schedule.parts)),
+                 KernelArg::pointer(schedule.buffer->data()),
+                 KernelArg::i32(int32_t(schedule.capacity))},
+                stream, LaunchOptions{/*programmaticDependent=*/true});
+  schedule.scheduledBatch = B;
+  schedule.scheduledLens = lens.data;
+}
+
+} // namespace tilemla::mla
