@@ -310,6 +310,10 @@ TEST(MlaValidation, ValidCallsReachTheDevice) {
               impl->forward_decode(zero.q, zero.kv, zero.md, zero.o, zero.lse);
             }),
             kValid);
+  // A step's schedule lives on a device (MlaStepScheduleTest uses one).
+  EXPECT_EQ(errorOf([&] { impl->newDecodeSchedule(); }),
+            "newDecodeSchedule: constructed with options.device = -1 (no "
+            "device)");
 }
 
 TEST(MlaValidation, ThirtyTwoBitOffsets) {
