@@ -110,7 +110,7 @@ int TritonMLAImpl::precompileCalls(const DecodeCall &call) {
   for (const auto &[kernels, planned] : sets) {
     launches.push_back({kernels->stage1, planned.stage1Args});
     launches.push_back({kernels->stage2, planned.stage2Args});
-    if (planned.scheduled)
+    if (planned.makesSchedule)
       launches.push_back({*kernels->schedule, planned.scheduleArgs});
     if (kernels->check)
       launches.push_back({*kernels->check, planned.checkArgs});

@@ -43,6 +43,16 @@ Kernel TritonMLAImpl::scheduleKernel(int tokenBlock, int64_t maxBatch) {
                       unsigned(std::clamp<int64_t>(blockB / 64, 4, 16)));
 }
 
+std::vector<KernelArg>
+TritonMLAImpl::scheduleArgs(const void *seqLens, int64_t batch,
+                            const DecodeSchedule &schedule) const {
+  return {KernelArg::pointer(seqLens),
+          KernelArg::i32(int32_t(batch)).unspecialized(),
+          KernelArg::i32(int32_t(schedule.parts)),
+          KernelArg::pointer(schedule.buffer->data()),
+          KernelArg::i32(int32_t(schedule.capacity))};
+}
+
 void TritonMLAImpl::checkScheduleFits(const DecodeSchedule &schedule,
                                       const char *what) const {
   const int tokens = scheduleTokenBlock();
@@ -81,13 +91,8 @@ void TritonMLAImpl::scheduleDecode(const DecodeMetadata &metadata,
   Kernel kernel = scheduleKernel(schedule.tokenBlock, schedule.capacity);
   // A programmatic dependent, as in forward_decode: it waits for the
   // stream's previous kernel before reading seq_lens.
-  kernel.launch({1, 1, 1},
-                {KernelArg::pointer(lens.data),
-                 KernelArg::i32(int32_t(B)).unspecialized(),
-                 KernelArg::i32(int32_t(schedule.parts)),
-                 KernelArg::pointer(schedule.buffer->data()),
-                 KernelArg::i32(int32_t(schedule.capacity))},
-                stream, LaunchOptions{/*programmaticDependent=*/true});
+  kernel.launch({1, 1, 1}, scheduleArgs(lens.data, B, schedule), stream,
+                LaunchOptions{/*programmaticDependent=*/true});
   schedule.scheduledBatch = B;
   schedule.scheduledLens = lens.data;
 }

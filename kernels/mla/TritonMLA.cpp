@@ -525,10 +525,8 @@ TritonMLAImpl::plan(const DecodeCall &call) {
         KernelArg::i32(int32_t(std::min<int64_t>(numPages, INT32_MAX))),
         KernelArg::pointer(checkReport->data()),
         KernelArg::pointer(checkedLens->data())};
-  launches.scheduleArgs = {KernelArg::pointer(lensData),
-                           KernelArg::i32(int32_t(B)).unspecialized(),
-                           KernelArg::i32(int32_t(parts)),
-                           KernelArg::pointer(workList), maxBatchArg};
+  if (launches.makesSchedule)
+    launches.scheduleArgs = scheduleArgs(lensData, B, *workSchedule);
   launches.stage1Args = {
       KernelArg::pointer(qNope.data), KernelArg::pointer(qPeData),
       KernelArg::pointer(kv.data),

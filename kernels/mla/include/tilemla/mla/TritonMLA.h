@@ -538,6 +538,10 @@ private:
   /// The schedule kernel for stage-1 steps of `tokenBlock` tokens over
   /// batches of up to `maxBatch` requests.
   Kernel scheduleKernel(int tokenBlock, int64_t maxBatch);
+  /// The schedule kernel's arguments: `batch` lengths at `seqLens` into
+  /// `schedule` (one home for forward_decode's and scheduleDecode's).
+  std::vector<KernelArg> scheduleArgs(const void *seqLens, int64_t batch,
+                                      const DecodeSchedule &schedule) const;
   /// Throws unless `schedule` fits this impl's scheduled calls.
   void checkScheduleFits(const DecodeSchedule &schedule,
                          const char *what) const;
