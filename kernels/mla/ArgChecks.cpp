@@ -31,11 +31,13 @@ std::string shapeString(const std::vector<int64_t> &shape) {
 }
 
 void checkView(const char *name, const TensorView &view,
-               const std::vector<int64_t> &shape,
-               const std::vector<DType> &dtypes, int device) {
-  if (view.shape != shape)
+               std::initializer_list<int64_t> shape,
+               std::initializer_list<DType> dtypes, int device) {
+  if (!std::equal(view.shape.begin(), view.shape.end(), shape.begin(),
+                  shape.end()))
     throw Error(fmt::format("{}: expected shape {}, got {}", name,
-                            shapeString(shape), shapeString(view.shape)));
+                            shapeString(std::vector<int64_t>(shape)),
+                            shapeString(view.shape)));
   if (view.strides.size() != view.shape.size())
     throw Error(fmt::format("{}: {} strides for a rank-{} shape", name,
                             view.strides.size(), view.shape.size()));

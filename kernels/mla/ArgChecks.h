@@ -8,6 +8,7 @@
 
 #include "tilemla/mla/TritonMLA.h"
 
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -15,10 +16,11 @@ namespace tilemla::mla {
 /// "[8, 16, 576]".
 std::string shapeString(const std::vector<int64_t> &shape);
 /// What every argument shares: rank, shape, dtype, device, non-negative
-/// strides, data present and aligned to its elements.
+/// strides, data present and aligned to its elements. (Braced lists at the
+/// call: nothing is allocated on this path, which every call takes.)
 void checkView(const char *name, const TensorView &view,
-               const std::vector<int64_t> &shape,
-               const std::vector<DType> &dtypes, int device);
+               std::initializer_list<int64_t> shape,
+               std::initializer_list<DType> dtypes, int device);
 void checkUnitLastStride(const char *name, const TensorView &view);
 /// A stride the kernels take as i32.
 int32_t i32Stride(const char *name, int64_t stride);

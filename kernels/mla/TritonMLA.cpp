@@ -329,7 +329,6 @@ TritonMLAImpl::plan(const DecodeCall &call) {
   const DecodeMetadata &metadata = *call.metadata;
   const bool paired = call.paired;
   const int device = opts.device;
-  const std::vector<DType> qTypes = {DType::F16, DType::BF16};
   // q (or the pair) fixes B and the dtype everything else must match.
   const char *qName = paired ? "q_nope" : "q";
   if (qNope.shape.size() != 3)
@@ -342,8 +341,8 @@ TritonMLAImpl::plan(const DecodeCall &call) {
   if (B > opts.maxBatch)
     throw Error(fmt::format("{}: batch {} exceeds options.maxBatch {}", qName,
                             B, opts.maxBatch));
-  checkView(qName, qNope, {B, heads, paired ? rank : rank + rope}, qTypes,
-            device);
+  checkView(qName, qNope, {B, heads, paired ? rank : rank + rope},
+            {DType::F16, DType::BF16}, device);
   checkUnitLastStride(qName, qNope);
   const DType dtype = qNope.dtype;
   if (paired) {
@@ -357,11 +356,12 @@ TritonMLAImpl::plan(const DecodeCall &call) {
         "kv_cache: expected [num_pages, page_size, {0}] or [num_pages, "
         "page_size, 1, {0}], got shape {1}",
         rank + rope, shapeString(kv.shape)));
-  std::vector<int64_t> kvShape = kv.shape;
-  kvShape.back() = rank + rope;
-  if (kv.shape.size() == 4)
-    kvShape[2] = 1;
-  checkView("kv_cache", kv, kvShape, {dtype}, device);
+  const int64_t row = rank + rope;
+  if (kv.shape.size() == 3)
+    checkView("kv_cache", kv, {kv.shape[0], kv.shape[1], row}, {dtype}, device);
+  else
+    checkView("kv_cache", kv, {kv.shape[0], kv.shape[1], 1, row}, {dtype},
+              device);
   checkUnitLastStride("kv_cache", kv);
   const int64_t numPages = kv.shape[0], pageSize = kv.shape[1];
   if (numPages < 1 || pageSize < 1)

@@ -8,6 +8,9 @@
 #include "tilemla/Interpreter/Interpreter.h"
 #include "tilemla/Runtime.h"
 
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
+
 #include <cstddef>
 #include <cstring>
 #include <deque>
@@ -152,13 +155,16 @@ const char *kindName(KernelArg::Kind kind) {
   return "?";
 }
 
+using ArgFacts = llvm::SmallVector<ArgFact, 32>;
+
 /// What the compiler may assume about each argument: pointers 16-byte
 /// aligned (the default) or not (divisible by 1 only); integers divisible by
 /// 16, equal to 1 (unit strides) or neither; nothing for the rest (tensors
 /// carry their shape at run time) or for an unspecialized argument. The
-/// specialization key, like Triton's.
-std::vector<ArgFact> argSpecialization(const std::vector<KernelArg> &args) {
-  std::vector<ArgFact> facts(args.size());
+/// specialization key, like Triton's. (On the stack for the usual argument
+/// counts: every launch makes one.)
+ArgFacts argSpecialization(const std::vector<KernelArg> &args) {
+  ArgFacts facts(args.size());
   for (size_t i = 0; i < args.size(); ++i) {
     if (!args[i].isSpecialized()) {
       if (args[i].kind() == KernelArg::Kind::Pointer)
@@ -214,28 +220,29 @@ struct Kernel::Impl {
   };
   std::deque<Entry> entries; // references stay valid as it grows
 
-  const LoadedKernel &get(CUcontext context, const std::vector<ArgFact> &spec) {
+  const LoadedKernel &get(CUcontext context, llvm::ArrayRef<ArgFact> spec) {
     std::lock_guard<std::mutex> lock(mutex);
     if (const LoadedKernel *loaded = find(context, spec))
       return *loaded;
     auto artifact = runtime::getArtifact(requestFor(spec));
-    entries.push_back({context, spec, loadInContext(artifact, context)});
+    entries.push_back({context, std::vector<ArgFact>(spec.begin(), spec.end()),
+                       loadInContext(artifact, context)});
     return entries.back().kernel;
   }
   /// The loaded specialization; null if it is not loaded (mutex held).
   const LoadedKernel *find(CUcontext context,
-                           const std::vector<ArgFact> &spec) const {
+                           llvm::ArrayRef<ArgFact> spec) const {
     for (const Entry &entry : entries)
-      if (entry.context == context && entry.spec == spec)
+      if (entry.context == context && llvm::ArrayRef(entry.spec) == spec)
         return &entry.kernel;
     return nullptr;
   }
   /// What compiles the specialization for the current device (or
   /// KernelOptions::arch).
-  runtime::CompileRequest requestFor(const std::vector<ArgFact> &spec) const {
+  runtime::CompileRequest requestFor(llvm::ArrayRef<ArgFact> spec) const {
     runtime::CompileRequest specialized = request;
     specialized.target = target ? *target : currentTarget();
-    specialized.argFacts = spec;
+    specialized.argFacts.assign(spec.begin(), spec.end());
     return specialized;
   }
 
@@ -429,7 +436,7 @@ void Kernel::prepare(
   // (thread-local in CUDA); only the compiles, which need none of them, run
   // on other threads. The cache compiles a key once however many ask.
   CUcontext context = currentContext();
-  std::vector<std::vector<ArgFact>> specs;
+  std::vector<ArgFacts> specs;
   std::vector<runtime::CompileRequest> compiles;
   for (const auto &[kernel, args] : launches) {
     specs.push_back(argSpecialization(args));
