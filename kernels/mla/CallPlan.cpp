@@ -1,0 +1,264 @@
+//===- CallPlan.cpp - forward_decode's checks and launch plan -------------===//
+//
+// Every argument checked (each error names it), then what the call launches:
+// the split count or device schedule, the grid and tile shapes, the kernel
+// set and each kernel's arguments. Host-side facts only: seq_lens stays on
+// the device.
+//
+//===----------------------------------------------------------------------===//
+#include "tilemla/mla/TritonMLA.h"
+
+#include "ArgChecks.h"
+#include "SplitMath.h"
+
+#include <algorithm>
+#include <climits>
+#include <fmt/format.h>
+
+namespace tilemla::mla {
+
+// Pieces stage 2 merges at a time with a device schedule (at most).
+constexpr int64_t kMaxSplitBlock = 128;
+
+std::optional<TritonMLAImpl::CallPlan>
+TritonMLAImpl::plan(const DecodeCall &call) {
+  const TensorView &qNope = *call.qNope, &qPe = *call.qPe, &kv = *call.kv,
+                   &o = *call.o;
+  const TensorView *lse = call.lse;
+  const DecodeMetadata &metadata = *call.metadata;
+  const bool paired = call.paired;
+  const int device = opts.device;
+  // q (or the pair) fixes B and the dtype everything else must match.
+  const char *qName = paired ? "q_nope" : "q";
+  if (qNope.shape.size() != 3)
+    throw Error(fmt::format("{}: expected rank 3 [B, {}, {}], got shape {}",
+                            qName, heads, paired ? rank : rank + rope,
+                            shapeString(qNope.shape)));
+  const int64_t B = qNope.shape[0];
+  if (B < 0)
+    throw Error(fmt::format("{}: negative batch {}", qName, B));
+  if (B > opts.maxBatch)
+    throw Error(fmt::format("{}: batch {} exceeds options.maxBatch {}", qName,
+                            B, opts.maxBatch));
+  checkView(qName, qNope, {B, heads, paired ? rank : rank + rope},
+            {DType::F16, DType::BF16}, device);
+  checkUnitLastStride(qName, qNope);
+  const DType dtype = qNope.dtype;
+  if (paired) {
+    checkView("q_pe", qPe, {B, heads, rope}, {dtype}, device);
+    checkUnitLastStride("q_pe", qPe);
+  }
+
+  // The KV cache: [pages, page_size, R + P] or [pages, page_size, 1, R + P].
+  if (kv.shape.size() != 3 && kv.shape.size() != 4)
+    throw Error(fmt::format(
+        "kv_cache: expected [num_pages, page_size, {0}] or [num_pages, "
+        "page_size, 1, {0}], got shape {1}",
+        rank + rope, shapeString(kv.shape)));
+  const int64_t row = rank + rope;
+  if (kv.shape.size() == 3)
+    checkView("kv_cache", kv, {kv.shape[0], kv.shape[1], row}, {dtype}, device);
+  else
+    checkView("kv_cache", kv, {kv.shape[0], kv.shape[1], 1, row}, {dtype},
+              device);
+  checkUnitLastStride("kv_cache", kv);
+  const int64_t numPages = kv.shape[0], pageSize = kv.shape[1];
+  if (numPages < 1 || pageSize < 1)
+    throw Error(fmt::format("kv_cache: must not be empty, got shape {}",
+                            shapeString(kv.shape)));
+
+  // Decode metadata.
+  const TensorView &bt = metadata.block_table, &lens = metadata.seq_lens;
+  if (bt.shape.size() != 2)
+    throw Error(fmt::format("block_table: expected rank 2 [{}, max_pages], "
+                            "got shape {}",
+                            B, shapeString(bt.shape)));
+  checkView("block_table", bt, {B, bt.shape[1]}, {DType::I32}, device);
+  checkUnitLastStride("block_table", bt);
+  checkView("seq_lens", lens, {B}, {DType::I32}, device);
+  checkUnitLastStride("seq_lens", lens);
+  if (metadata.max_seq_len < -1)
+    throw Error(fmt::format("max_seq_len: expected >= 0 (or -1: unknown), "
+                            "got {}",
+                            metadata.max_seq_len));
+  // cdiv(max_seq_len, page) pages (the product could overflow).
+  if (metadata.max_seq_len > 0 &&
+      (metadata.max_seq_len - 1) / pageSize >= bt.shape[1])
+    throw Error(
+        fmt::format("max_seq_len: {} tokens do not fit in block_table's "
+                    "{} pages of {} tokens",
+                    metadata.max_seq_len, bt.shape[1], pageSize));
+  if (opts.splitPolicy == SplitPolicy::Auto && metadata.max_seq_len < 0)
+    throw Error("max_seq_len: required by SplitPolicy::Auto (the batch's "
+                "largest seq_len, known on the host)");
+
+  // Outputs.
+  checkView("o", o, {B, heads, rank}, {dtype}, device);
+  checkUnitLastStride("o", o);
+  const DType lseType = opts.lseDtype == LseDType::F32 ? DType::F32 : dtype;
+  if (lse)
+    checkView("lse", *lse, {B, heads}, {lseType}, device);
+
+  // Strides the kernels take as i32 (the page stride is i64).
+  int32_t sqnB = i32Stride(qName, qNope.strides[0]),
+          sqnH = i32Stride(qName, qNope.strides[1]);
+  int32_t sqpB = paired ? i32Stride("q_pe", qPe.strides[0]) : sqnB,
+          sqpH = paired ? i32Stride("q_pe", qPe.strides[1]) : sqnH;
+  int32_t skvTok = i32Stride("kv_cache", kv.strides[1]);
+  int32_t sbt = i32Stride("block_table", bt.strides[0]);
+  int32_t soB = i32Stride("o", o.strides[0]),
+          soH = i32Stride("o", o.strides[1]);
+  int32_t slB = lse ? i32Stride("lse", lse->strides[0]) : int32_t(heads),
+          slH = lse ? i32Stride("lse", lse->strides[1]) : 1;
+  checkI32Extent(qName, qNope);
+  if (paired)
+    checkI32Extent("q_pe", qPe);
+  checkI32Extent("block_table", bt);
+  // Pages are addressed in 64 bits, a page's rows in 32.
+  checkI32Extent("kv_cache", kv, /*firstDim=*/1);
+  checkI32Extent("o", o);
+  if (lse)
+    checkI32Extent("lse", *lse);
+  // Each output element has a place of its own, apart from the inputs'.
+  // (q_pe is q when not paired.)
+  const std::pair<const char *, const TensorView *> inputs[] = {
+      {qName, &qNope},
+      {"kv_cache", &kv},
+      {"block_table", &bt},
+      {"seq_lens", &lens},
+      {paired ? "q_pe" : qName, paired ? &qPe : &qNope}};
+  checkNoSelfOverlap("o", o);
+  for (auto [name, view] : inputs)
+    checkNoAlias("o", o, name, *view);
+  if (lse) {
+    checkNoSelfOverlap("lse", *lse);
+    for (auto [name, view] : inputs)
+      checkNoAlias("lse", *lse, name, *view);
+    checkNoAlias("lse", *lse, "o", o);
+  }
+
+  if (device < 0)
+    throw Error("TritonMLAImpl: constructed with options.device = -1 (no "
+                "device); forward_decode only validated its arguments");
+  if (B == 0)
+    return std::nullopt;
+
+  const bool tma = canStreamWithTma(kv);
+  const bool scheduled = deviceScheduled(tma, B);
+  // A device schedule has one stage-1 program per SM (per part and head
+  // block); stage 2 merges a few pieces per request (more when the batch is
+  // small), which it takes SPLIT_BLOCK at a time like splits.
+  const int64_t parts = scheduleParts();
+  const int splits =
+      scheduled ? int(std::min<int64_t>(floorPowerOfTwo(cdiv(B + parts, B)),
+                                        kMaxSplitBlock))
+                : numSplits(B, metadata.max_seq_len);
+  // Workspace rows: a device schedule makes at most a slot per request and
+  // one more per part boundary.
+  const int64_t rows = scheduled          ? B + parts
+                       : batchInvariant() ? B * invariant.maxPieces
+                                          : B * splits;
+  if (rows > wsSplitRows) // B <= maxBatch makes this unreachable
+    throw Error(fmt::format("forward_decode: {} requests need {} partial "
+                            "rows, more than the workspace's {}",
+                            B, rows, wsSplitRows));
+  const int64_t headBlocks = cdiv(heads, headBlock());
+  // A program per work item, or persistent: persistentWaves per SM (a
+  // 64-head program fills one), each taking items that many apart.
+  const int64_t items = headBlocks * B * splits;
+  const int64_t programs =
+      scheduled ? parts * headBlocks
+      : persistentStage1(tma)
+          ? std::min<int64_t>(items, int64_t(numSMs) * opts.persistentWaves)
+          : items;
+  const LaunchShape shape = launchShape(B, programs, scheduled);
+  // BatchInvariant's kernels take the most pieces (the workspace's row
+  // stride, and the chunk rule's): one specialization whatever the grid.
+  const int stage1Splits = batchInvariant() ? invariant.maxPieces : splits;
+  Kernels *kernels = &kernelsFor(pageSize, stage1Splits, dtype, lseType, tma,
+                                 scheduled, shape);
+  const char *qPeData =
+      static_cast<const char *>(qPe.data) + call.qPeOffset * dtypeSize(dtype);
+  char *wsO = static_cast<char *>(workspace->data());
+  char *wsLse = wsO + wsLseOffset();
+  // The schedule (mla_decode_schedule.tile says how it is laid out): the
+  // caller's, made once for these lengths, or the impl's own, made by this
+  // call; without one, stage 1 and 2 never read it. Checked inputs: the
+  // decode reads the lengths the check let through, and schedules them.
+  const DecodeSchedule *given = metadata.schedule;
+  if (given && (given->batch() != B || given->seqLens() != lens.data))
+    throw Error(fmt::format(
+        "metadata.schedule: made for {} requests at seq_lens {}, not this "
+        "call's {} at {} (scheduleDecode with this metadata first)",
+        given->batch(), given->seqLens(), B, lens.data));
+  const bool useGiven = scheduled && given && !opts.checkInputs;
+  if (useGiven)
+    checkScheduleFits(*given, "metadata.schedule");
+  const DecodeSchedule *workSchedule = !scheduled ? nullptr
+                                       : useGiven ? given
+                                                  : ownSchedule.get();
+  void *workList = workSchedule ? workSchedule->buffer->data() : nullptr;
+  const void *lensData = opts.checkInputs ? checkedLens->data() : lens.data;
+  const auto maxBatchArg = KernelArg::i32(
+      int32_t(workSchedule ? workSchedule->maxBatch() : opts.maxBatch));
+  // Both stages write o and lse: stage 1 (with a device schedule) the
+  // requests it takes in one piece, stage 2 the others.
+  const auto outO = KernelArg::pointer(o.data);
+  const auto outLse = KernelArg::pointer(lse ? lse->data : lseScratch->data());
+  CallPlan launches{kernels,
+                    scheduled,
+                    scheduled && !useGiven,
+                    unsigned(programs),
+                    {unsigned(B), unsigned(cdiv(heads, shape.stage2Heads)),
+                     unsigned(rank / shape.columnBlock)},
+                    unsigned(B)};
+  launches.tablePages = bt.shape[1];
+  launches.pageSize = pageSize;
+  launches.cachePages = numPages;
+  if (opts.checkInputs)
+    launches.checkArgs = {
+        KernelArg::pointer(lens.data),
+        KernelArg::pointer(bt.data),
+        KernelArg::i32(sbt),
+        KernelArg::i32(int32_t(std::min<int64_t>(bt.shape[1], INT32_MAX))),
+        KernelArg::i32(int32_t(std::min<int64_t>(numPages, INT32_MAX))),
+        KernelArg::pointer(checkReport->data()),
+        KernelArg::pointer(checkedLens->data())};
+  if (launches.makesSchedule)
+    launches.scheduleArgs = scheduleArgs(lensData, B, *workSchedule);
+  launches.stage1Args = {
+      KernelArg::pointer(qNope.data), KernelArg::pointer(qPeData),
+      KernelArg::pointer(kv.data),
+      // The cache's rows for TMA; a kernel without TMA never reads it, and
+      // gets a small valid tensor when the cache cannot be described.
+      tma ? KernelArg::tensor(kv.data, numPages * pageSize, rank + rope,
+                              kv.strides[1])
+          : KernelArg::tensor(wsO, 1, 8, 8),
+      KernelArg::pointer(bt.data), KernelArg::pointer(lensData),
+      KernelArg::pointer(wsO), KernelArg::pointer(wsLse), outO, outLse,
+      KernelArg::pointer(workList), maxBatchArg, KernelArg::i32(sqnB),
+      KernelArg::i32(sqnH), KernelArg::i32(sqpB), KernelArg::i32(sqpH),
+      KernelArg::i64(kv.strides[0]), KernelArg::i32(skvTok),
+      KernelArg::i32(sbt), KernelArg::i32(soB), KernelArg::i32(soH),
+      KernelArg::i32(slB), KernelArg::i32(slH),
+      KernelArg::f32(float(softmaxScale)),
+      // Not specialized: one stage-1 compile serves every batch size and
+      // split count (BatchInvariant: its most pieces, the row stride; a
+      // schedule ignores it).
+      KernelArg::i32(int32_t(B)).unspecialized(),
+      KernelArg::i32(scheduled ? 1 : stage1Splits).unspecialized()};
+  launches.stage2Args = {KernelArg::pointer(wsO),
+                         KernelArg::pointer(wsLse),
+                         KernelArg::pointer(lensData),
+                         KernelArg::pointer(workList),
+                         maxBatchArg,
+                         outO,
+                         outLse,
+                         KernelArg::i32(soB),
+                         KernelArg::i32(soH),
+                         KernelArg::i32(slB),
+                         KernelArg::i32(slH)};
+  return launches;
+}
+
+} // namespace tilemla::mla
