@@ -1,4 +1,4 @@
-//===- AtomicOpToLLVM.cpp - atomic_add ------------------------------------===//
+//===- AtomicOpToLLVM.cpp - atomic_add and wait_flag ----------------------===//
 //
 // atomic_add runs once per program, in its leader thread, between two
 // barriers. The first orders every thread's earlier writes before the
@@ -6,10 +6,15 @@
 // leader's acquire fence after it, and the second barrier, order every
 // thread's later reads after what the programs that added before it wrote.
 // The old value reaches the other threads through the exchange scratch.
+// wait_flag needs no barrier: every thread reads the flag itself, with
+// acquire loads, until it is high enough; a thread that reads too low sleeps
+// briefly before the next read, so that waiting programs do not flood the
+// memory system while the one they wait for works.
 //
 //===----------------------------------------------------------------------===//
 #include "tilemla/Conversion/Utility.h"
 
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
@@ -56,10 +61,43 @@ struct AtomicAddOpConversion : TargetPattern<AtomicAddOp> {
     return success();
   }
 };
+struct WaitFlagOpConversion : TargetPattern<WaitFlagOp> {
+  using TargetPattern::TargetPattern;
+  LogicalResult
+  matchAndRewrite(WaitFlagOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type i32 = rewriter.getI32Type();
+    // while (load.acquire.gpu(ptr) < value) nanosleep(kSleepNs);
+    auto loop = scf::WhileOp::create(rewriter, loc, TypeRange(), ValueRange());
+    {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.createBlock(&loop.getBefore());
+      Value held = LLVM::LoadOp::create(
+          rewriter, loc, i32, adaptor.getPtr(), /*alignment=*/4,
+          /*isVolatile=*/false, /*isNonTemporal=*/false,
+          /*isInvariant=*/false, /*isInvariantGroup=*/false,
+          LLVM::AtomicOrdering::acquire, kGpuScope);
+      Value low = LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::slt,
+                                       held, adaptor.getValue());
+      scf::ConditionOp::create(rewriter, loc, low, ValueRange());
+      Block *after = rewriter.createBlock(&loop.getAfter());
+      rewriter.setInsertionPointToStart(after);
+      NVVM::NanosleepOp::create(rewriter, loc,
+                                i32Constant(rewriter, loc, kSleepNs));
+      scf::YieldOp::create(rewriter, loc);
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+  /// Between reads of a flag that is not there yet.
+  static constexpr int32_t kSleepNs = 64;
+};
 } // namespace
 
 void mlir::tile::populateAtomicOpToLLVMPatterns(
     TileLLVMTypeConverter &converter, const TargetInfo &target,
     RewritePatternSet &patterns) {
-  patterns.add<AtomicAddOpConversion>(converter, patterns.getContext(), target);
+  patterns.add<AtomicAddOpConversion, WaitFlagOpConversion>(
+      converter, patterns.getContext(), target);
 }

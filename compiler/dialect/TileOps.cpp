@@ -269,6 +269,13 @@ LogicalResult AtomicAddOp::verify() {
   return success();
 }
 
+LogicalResult WaitFlagOp::verify() {
+  Type pointee = getPtr().getType().getPointeeType();
+  if (!pointee.isInteger(32))
+    return emitOpError("waits for an i32, not for ") << pointee;
+  return success();
+}
+
 /// The tensor a value of accumulator type (a tensor or a pending one) holds.
 static RankedTensorType accumulatorTensor(Type type) {
   if (auto pending = dyn_cast<PendingType>(type))

@@ -264,7 +264,8 @@ FailureOr<TValue> MLIRGenImpl::genGridDependency(const BuiltinCall &call) {
   return TValue::none();
 }
 
-FailureOr<TValue> MLIRGenImpl::genAtomicAdd(const BuiltinCall &call) {
+FailureOr<std::pair<Value, Value>>
+MLIRGenImpl::genI32CellOperands(const BuiltinCall &call, StringRef what) {
   SourceLoc l = call.loc;
   FailureOr<TValue> ptr = genOptionalValue(call.args[0]);
   FailureOr<TValue> value = genOptionalValue(call.args[1]);
@@ -275,7 +276,8 @@ FailureOr<TValue> MLIRGenImpl::genAtomicAdd(const BuiltinCall &call) {
                      : tile::PointerType();
   if (!ptrType || !ptrType.getPointeeType().isInteger(32)) {
     diags.error(call.args[0]->loc(),
-                "atomic_add() expects one *i32 pointer (a scalar), got " +
+                call.name().str() +
+                    "() expects one *i32 pointer (a scalar), got " +
                     describe(*ptr));
     return failure();
   }
@@ -283,13 +285,30 @@ FailureOr<TValue> MLIRGenImpl::genAtomicAdd(const BuiltinCall &call) {
                    ? value->i == int64_t(int32_t(value->i))
                    : value->isRuntime() && value->value.getType().isInteger(32);
   if (!isI32) {
-    diags.error(call.args[1]->loc(),
-                "atomic_add() adds a scalar i32, got " + describe(*value));
+    diags.error(call.args[1]->loc(), call.name().str() + "() " + what.str() +
+                                         " a scalar i32, got " +
+                                         describe(*value));
     return failure();
   }
   FailureOr<Value> v = toValue(*value, builder.getI32Type(), {}, l);
   if (failed(v))
     return failure();
-  return TValue::runtime(
-      tile::AtomicAddOp::create(builder, loc(l), ptr->value, *v));
+  return std::make_pair(ptr->value, *v);
+}
+
+FailureOr<TValue> MLIRGenImpl::genAtomicAdd(const BuiltinCall &call) {
+  auto operands = genI32CellOperands(call, "adds");
+  if (failed(operands))
+    return failure();
+  return TValue::runtime(tile::AtomicAddOp::create(
+      builder, loc(call.loc), operands->first, operands->second));
+}
+
+FailureOr<TValue> MLIRGenImpl::genWaitFlag(const BuiltinCall &call) {
+  auto operands = genI32CellOperands(call, "waits for");
+  if (failed(operands))
+    return failure();
+  tile::WaitFlagOp::create(builder, loc(call.loc), operands->first,
+                           operands->second);
+  return TValue::none();
 }

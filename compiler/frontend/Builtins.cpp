@@ -47,6 +47,7 @@ const BuiltinSpec *tilemla::lookupBuiltin(llvm::StringRef name) {
       {"grid_dependency_wait", {}, 0, &MLIRGenImpl::genGridDependency},
       {"launch_dependents", {}, 0, &MLIRGenImpl::genGridDependency},
       {"atomic_add", {"ptr", "value"}, 2, &MLIRGenImpl::genAtomicAdd},
+      {"wait_flag", {"ptr", "value"}, 2, &MLIRGenImpl::genWaitFlag},
   };
   for (const BuiltinSpec &spec : registry)
     if (name == spec.name)

@@ -205,6 +205,13 @@ public:
   mlir::FailureOr<TValue> genGridDependency(const BuiltinCall &call);
   /// `atomic_add(ptr, value)`: once per program, on an i32; the old value.
   mlir::FailureOr<TValue> genAtomicAdd(const BuiltinCall &call);
+  /// `wait_flag(ptr, value)`: every thread waits until the i32 at ptr is at
+  /// least value (acquire reads).
+  mlir::FailureOr<TValue> genWaitFlag(const BuiltinCall &call);
+  /// The operands of atomic_add and wait_flag: a scalar *i32 and an i32
+  /// (`what` the call does with it, for the error).
+  mlir::FailureOr<std::pair<mlir::Value, mlir::Value>>
+  genI32CellOperands(const BuiltinCall &call, llvm::StringRef what);
   // --- MLIRGenOps.cpp ---
   /// `desc_load(desc, (row, col), (ROWS, COLS), row_end=None)`.
   mlir::FailureOr<TValue> genDescLoad(const BuiltinCall &call);

@@ -173,6 +173,25 @@ RtValue runAtomicAdd(ProgramInterpreter &interp, AtomicAddOp op) {
   return old;
 }
 
+/// Programs run one at a time, in order: the value a program waits for must
+/// already be there (set by an earlier program or launch), or the wait would
+/// never end.
+void runWaitFlag(ProgramInterpreter &interp, WaitFlagOp op) {
+  const RtValue &ptr = interp.get(op.getPtr());
+  const RtValue &value = interp.get(op.getValue());
+  checkAccess(interp, op, "wait_flag", ptr, nullptr);
+  RtValue held = RtValue::scalarInt(ElemKind::I32, 0);
+  readElement(interp.launch.memory.translate(ptr.ints[0], 4), held, 0);
+  int64_t have = toSigned(ElemKind::I32, held.ints[0]);
+  int64_t want = toSigned(ElemKind::I32, value.ints[0]);
+  if (have < want)
+    interp.fail(op, fmt::format("wait_flag would wait forever: the i32 holds "
+                                "{}, it waits for at least {}, and no earlier "
+                                "program raised it (the interpreter runs "
+                                "programs one at a time, in order)",
+                                have, want));
+}
+
 /// result[m, n] = acc[m, n] + sum_k a[m, k] * b[k, n] (b[n, k] with transB):
 /// f32 fused multiply-adds in k order, as the FMA lowering does per thread.
 RtValue runDot(ProgramInterpreter &interp, DotOp op) {
@@ -272,6 +291,10 @@ bool runTileOp(ProgramInterpreter &interp, Operation &op) {
   // Interpreted launches run one after another: nothing to wait for.
   if (isa<GridDependencyWaitOp, LaunchDependentsOp>(op))
     return true;
+  if (auto wait = dyn_cast<WaitFlagOp>(op)) {
+    runWaitFlag(interp, wait);
+    return true;
+  }
   // A descriptor's value holds {base, rows, cols, row stride} (launch()).
   if (auto fields = dyn_cast<DescFieldsOp>(op)) {
     const RtValue &desc = interp.get(fields.getDesc());

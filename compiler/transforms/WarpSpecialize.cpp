@@ -50,7 +50,8 @@ bool isReplayable(Operation *op) {
       isa<LoadOp>(op) && !isa<RankedTensorType>(op->getResult(0).getType());
   auto isTensor = [](Type type) { return isa<RankedTensorType>(type); };
   return op->getNumRegions() == 0 &&
-         (isMemoryEffectFree(op) || scalarLoad || isa<PipelineBaseOp>(op)) &&
+         (isMemoryEffectFree(op) || scalarLoad ||
+          isa<PipelineBaseOp, WaitFlagOp>(op)) &&
          llvm::none_of(op->getOperandTypes(), isTensor) &&
          llvm::none_of(op->getResultTypes(), isTensor);
 }
@@ -92,8 +93,9 @@ struct ProducerSlice {
 };
 
 /// The slice of `roots` (the refill copies' operands, the loop's bounds and
-/// the enclosing conditions) within `blocks`. Fails on a loop-carried value
-/// or an op the producer cannot replay.
+/// the enclosing conditions) within `blocks`, with the flag waits there:
+/// the producer must not read what a flag guards before the compute warps
+/// may. Fails on a loop-carried value or an op the producer cannot replay.
 FailureOr<ProducerSlice> producerSlice(scf::ForOp loop,
                                        ArrayRef<Block *> blocks,
                                        SmallVector<Value> worklist) {
@@ -101,6 +103,12 @@ FailureOr<ProducerSlice> producerSlice(scf::ForOp loop,
   slice.blocks.assign(blocks.begin(), blocks.end());
   llvm::SmallPtrSet<Block *, 4> inSplit(blocks.begin(), blocks.end());
   llvm::SmallPtrSet<Operation *, 16> needed;
+  for (Block *block : blocks)
+    for (WaitFlagOp wait : block->getOps<WaitFlagOp>()) {
+      needed.insert(wait);
+      slice.ops[block].push_back(wait);
+      llvm::append_range(worklist, wait->getOperands());
+    }
   while (!worklist.empty()) {
     Value value = worklist.pop_back_val();
     if (auto arg = dyn_cast<BlockArgument>(value)) {

@@ -192,6 +192,60 @@ kernel last_sums(counter: *i32, tickets: *i32, x: *f32, out: *f32) {
   }
 }
 
+TEST_F(RuntimeGpuTest, WaitFlagHandsOverTheFirstProgramsWrites) {
+  // Program 0 writes a row, then raises the flag with atomic_add (release);
+  // every program waits for the flag (acquire) and copies the row. No copy
+  // may still read the NaN poison; in a second launch the flag is already
+  // raised and program 0 writes new values first.
+  Kernel kernel = Kernel::fromSource("hand_over.tile", R"(
+kernel hand_over(flag: *i32, row: *f32, out: *f32, round: i32) {
+    i = arange(0, 256);
+    if program_id(0) == 0 {
+        store(row + i, (i + round).to(f32));
+        atomic_add(flag, 1);
+    }
+    wait_flag(flag, round + 1);
+    store(out + program_id(0) * 256 + i, load(row + i));
+})");
+  const int programs = isInterpreterMode() ? 16 : 2000;
+  DeviceBuffer flag(4), row(256 * 4), out(size_t(programs) * 256 * 4);
+  flag.fill(0);
+  for (int round = 0; round < 2; ++round) {
+    row.fill(0xff);
+    out.fill(0xff);
+    kernel.launch({unsigned(programs), 1, 1},
+                  {KernelArg::pointer(flag.data()),
+                   KernelArg::pointer(row.data()),
+                   KernelArg::pointer(out.data()), KernelArg::i32(round)});
+    std::vector<unsigned char> bytes = download(out);
+    const float *copied = reinterpret_cast<const float *>(bytes.data());
+    int wrong = 0;
+    for (int p = 0; p < programs; ++p)
+      for (int i = 0; i < 256; ++i)
+        wrong += copied[size_t(p) * 256 + i] != float(i + round);
+    EXPECT_EQ(wrong, 0) << "round " << round;
+  }
+}
+
+TEST_F(RuntimeGpuTest, WaitFlagNobodyRaisesIsAnErrorInTheInterpreter) {
+  if (!isInterpreterMode())
+    GTEST_SKIP() << "on the GPU this launch would never end";
+  Kernel kernel = Kernel::fromSource("never.tile", R"(
+kernel never(flag: *i32) {
+    wait_flag(flag, 1);
+})");
+  DeviceBuffer flag(4);
+  flag.fill(0);
+  try {
+    kernel.launch({1, 1, 1}, {KernelArg::pointer(flag.data())});
+    FAIL() << "the launch returned";
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("wait_flag would wait forever"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 // An unspecialized integer is compiled without facts about its value: 1
 // and 16 (which a specialized argument would each compile for) share one
 // specialization, and the kernel still sees the value.

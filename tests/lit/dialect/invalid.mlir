@@ -516,3 +516,11 @@ func.func @atomic_add_f32(%p: !tile.ptr<f32>, %v: i32) -> i32 {
   %old = tile.atomic_add %p, %v : !tile.ptr<f32>
   return %old : i32
 }
+
+// -----
+
+func.func @wait_flag_f32(%p: !tile.ptr<f32>, %v: i32) {
+  // expected-error @+1 {{waits for an i32, not for 'f32'}}
+  tile.wait_flag %p, %v : !tile.ptr<f32>
+  return
+}

@@ -350,6 +350,23 @@ def Tile_AtomicAddOp : Tile_Op<"atomic_add", [
   let hasVerifier = 1;
 }
 
+def Tile_WaitFlagOp : Tile_Op<"wait_flag", [
+    MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "wait until an i32 in global memory reaches a value";
+  let description = [{
+    Every thread that runs it reads the i32 at `ptr` until it is at least
+    `value`, each read an acquire at GPU scope: what another program wrote
+    before it raised the value with a release (`atomic_add`) is visible to
+    this program's reads after the wait. Lets programs wait for work one
+    program does for all of them (a schedule), which only terminates when
+    that program runs: on the GPU the waiter must not be what keeps it from
+    running (it is an earlier program of the grid, or of an earlier grid).
+  }];
+  let arguments = (ins Tile_PointerType:$ptr, I32:$value);
+  let assemblyFormat = "$ptr `,` $value attr-dict `:` qualified(type($ptr))";
+  let hasVerifier = 1;
+}
+
 def Tile_GridDependencyWaitOp : Tile_Op<"grid_dependency_wait",
     [MemoryEffects<[MemRead, MemWrite]>]> {
   let summary = "wait for the kernels this launch depends on to finish";
