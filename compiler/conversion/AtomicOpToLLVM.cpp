@@ -61,6 +61,8 @@ struct AtomicAddOpConversion : TargetPattern<AtomicAddOp> {
     return success();
   }
 };
+
+/// Every thread spins on its own acquire loads (no leader, no barrier).
 struct WaitFlagOpConversion : TargetPattern<WaitFlagOp> {
   using TargetPattern::TargetPattern;
   LogicalResult
