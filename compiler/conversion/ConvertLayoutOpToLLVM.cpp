@@ -36,25 +36,14 @@ struct ConvertLayoutOpConversion : TargetPattern<ConvertLayoutOp> {
     emitByHolders(rewriter, loc, srcType, [&] {
       auto [srcBase, srcOffsets] =
           emitLinearIndices(rewriter, loc, srcType, strides, lane, warp);
-      for (auto [value, offset] : llvm::zip(values, srcOffsets)) {
-        Value index = LLVM::AddOp::create(rewriter, loc, srcBase,
-                                          i32Constant(rewriter, loc, offset));
-        LLVM::StoreOp::create(
-            rewriter, loc, value,
-            sharedElementPtr(rewriter, loc, shared, elemType, index));
-      }
+      storeSharedElements(rewriter, loc, shared, elemType, srcBase, srcOffsets,
+                          values);
     });
     target.barrier(rewriter, loc);
     auto [dstBase, dstOffsets] =
         emitLinearIndices(rewriter, loc, dstType, strides, lane, warp);
-    SmallVector<Value> results;
-    for (int64_t offset : dstOffsets) {
-      Value index = LLVM::AddOp::create(rewriter, loc, dstBase,
-                                        i32Constant(rewriter, loc, offset));
-      results.push_back(LLVM::LoadOp::create(
-          rewriter, loc, elemType,
-          sharedElementPtr(rewriter, loc, shared, elemType, index)));
-    }
+    SmallVector<Value> results = loadSharedElements(
+        rewriter, loc, shared, elemType, dstBase, dstOffsets);
     rewriter.replaceOp(op, packStruct(rewriter, loc,
                                       getTypeConverter()->convertType(dstType),
                                       results));

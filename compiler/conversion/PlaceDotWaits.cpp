@@ -5,10 +5,10 @@
 //   - an op reading the result, other than an asynchronous dot accumulating
 //     on it as its only user (it queues behind the group on the same
 //     registers);
-//   - an op writing shared memory the group reads: a copy into or zeroing of
-//     the buffer stage it reads, the scratch its register a operand was
-//     staged in (reductions, layout conversions and other dots' staging
-//     write there), the b region;
+//   - an op writing shared memory the group reads: a copy into, a store into
+//     or zeroing of the buffer stage it reads, the scratch its register a
+//     operand was staged in (reductions, layout conversions and other dots'
+//     staging write there), the b region;
 //   - an op with regions holding either, or holding dots (nothing is
 //     tracked into nested regions);
 //   - the end of a block, except a loop's carried accumulators.
@@ -185,6 +185,8 @@ SmallVector<SharedSlot> writesOf(Operation *op) {
     slots.push_back(bufferSlot(zero.getBuffer(), zero.getStage()));
   else if (auto alloc = dyn_cast<LocalAllocOp>(op))
     slots.push_back({SharedSlot::Buffer, alloc.getResult()});
+  else if (auto store = dyn_cast<LocalStoreOp>(op))
+    slots.push_back(bufferSlot(store.getBuffer(), store.getStage()));
   else if (auto release = dyn_cast<MBarrierArriveOp>(op);
            release && !release.getReleases().empty())
     // The stage is rewritten by whoever waits for this arrival.
@@ -197,7 +199,7 @@ SmallVector<SharedSlot> writesOf(Operation *op) {
     slots.push_back({SharedSlot::StagedB});
   // Tile ops that write only global memory, barriers or nothing shared.
   if (slots.empty() && !isMemoryEffectFree(op) &&
-      !isa<StoreOp, LoadOp, LocalViewOp, BarrierOp, AsyncWaitOp,
+      !isa<StoreOp, LoadOp, LocalViewOp, LocalLoadOp, BarrierOp, AsyncWaitOp,
            MBarrierAllocOp, MBarrierWaitOp, GridDependencyWaitOp,
            LaunchDependentsOp, DotWaitOp, DescLoadOp>(op))
     slots.push_back({SharedSlot::Anything});
@@ -207,7 +209,8 @@ SmallVector<SharedSlot> writesOf(Operation *op) {
 /// Writes made by one thread or by each thread for itself: other
 /// warpgroups' dots are only known done after a barrier.
 bool needsBarrierAfterWait(Operation *op) {
-  return isa<TmaCopyOp, AsyncCopyOp, ZeroRowsOp, LocalAllocOp>(op);
+  return isa<TmaCopyOp, AsyncCopyOp, ZeroRowsOp, LocalAllocOp, LocalStoreOp>(
+      op);
 }
 
 bool isAsyncCandidate(Operation *op) {

@@ -6,6 +6,8 @@
 // analysis allows, 4 or 8 otherwise) with the source size set to 0 for
 // masked-off runs, which makes the hardware write zeros; runs narrower than
 // 4 bytes, which cp.async cannot copy, are loaded and stored synchronously.
+// tile.local_store / tile.local_load move a tensor between registers and a
+// stage (the warp roles' hand-overs); the mbarriers around them order it.
 //
 //===----------------------------------------------------------------------===//
 #include "tilemla/Conversion/AccessWidth.h"
@@ -176,6 +178,80 @@ struct BarrierOpConversion : TargetPattern<BarrierOp> {
   }
 };
 
+/// The first element of the buffer stage `op` addresses, in the buffer's
+/// element type.
+template <typename OpT>
+Value opStageBase(ConversionPatternRewriter &rewriter,
+                  const TypeConverter &converter, OpT op,
+                  typename OpT::Adaptor adaptor) {
+  SharedBufferType type = op.getBuffer().getType();
+  return stageBase(rewriter, op.getLoc(), adaptor.getBuffer(), type,
+                   adaptor.getStage(),
+                   converter.convertType(type.getElementType()));
+}
+
+/// A tensor's elements at their row-major positions in a stage of one row
+/// (tile.local_store of a tensor that is not the stage's tile, and every
+/// tile.local_load): the register of each element and its index there.
+std::pair<Value, SmallVector<int64_t>>
+rowStageIndices(OpBuilder &b, Location loc, RankedTensorType type) {
+  auto [lane, warp] = getLaneAndWarp(b, loc);
+  return emitLinearIndices(b, loc, type, getRowMajorStrides(type.getShape()),
+                           lane, warp);
+}
+
+struct LocalStoreOpConversion : TargetPattern<LocalStoreOp> {
+  using TargetPattern::TargetPattern;
+  LogicalResult
+  matchAndRewrite(LocalStoreOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    SharedBufferType bufferType = op.getBuffer().getType();
+    RankedTensorType type = op.getValue().getType();
+    SmallVector<Value> values = unpackStruct(rewriter, loc, adaptor.getValue());
+    Type elemType = values.front().getType();
+    Value base = opStageBase(rewriter, *getTypeConverter(), op, adaptor);
+    bool tile = type.getRank() == 2 &&
+                type.getDimSize(0) == bufferType.getRows() &&
+                type.getDimSize(1) == bufferType.getCols();
+    // Out of an owned layout only the owner writes: the others hold poison.
+    emitByHolders(rewriter, loc, type, [&] {
+      if (tile) {
+        auto [lane, warp] = getLaneAndWarp(rewriter, loc);
+        stageTile(rewriter, loc, type, values, base,
+                  SharedTileLayout::of(bufferType), lane, warp);
+        return;
+      }
+      auto [first, offsets] = rowStageIndices(rewriter, loc, type);
+      storeSharedElements(rewriter, loc, base, elemType, first, offsets,
+                          values);
+    });
+    if (bufferType.getSwizzle()) // read by wgmma (the async proxy)
+      target.fenceAsyncProxy(rewriter, loc);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct LocalLoadOpConversion : OpConversionPattern<LocalLoadOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(LocalLoadOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type elemType = getTypeConverter()->convertType(
+        op.getBuffer().getType().getElementType());
+    Value base = opStageBase(rewriter, *getTypeConverter(), op, adaptor);
+    auto [first, offsets] = rowStageIndices(rewriter, loc, op.getType());
+    SmallVector<Value> results =
+        loadSharedElements(rewriter, loc, base, elemType, first, offsets);
+    rewriter.replaceOp(
+        op, packStruct(rewriter, loc,
+                       getTypeConverter()->convertType(op.getType()), results));
+    return success();
+  }
+};
+
 struct LocalViewOpConversion : OpConversionPattern<LocalViewOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -185,8 +261,7 @@ struct LocalViewOpConversion : OpConversionPattern<LocalViewOp> {
     SharedBufferType bufferType = op.getBuffer().getType();
     Type elemType =
         getTypeConverter()->convertType(bufferType.getElementType());
-    Value base = stageBase(rewriter, loc, adaptor.getBuffer(), bufferType,
-                           adaptor.getStage(), elemType);
+    Value base = opStageBase(rewriter, *getTypeConverter(), op, adaptor);
     Value column =
         emitSharedIndex(rewriter, loc, SharedTileLayout::of(bufferType),
                         i32Constant(rewriter, loc, 0),
@@ -202,9 +277,10 @@ void mlir::tile::populateSharedMemoryOpToLLVMPatterns(
     TileLLVMTypeConverter &converter, const TargetInfo &target,
     RewritePatternSet &patterns) {
   MLIRContext *context = patterns.getContext();
-  patterns.add<AsyncCopyOpConversion, LocalViewOpConversion>(converter,
-                                                             context);
   patterns
-      .add<LocalAllocOpConversion, AsyncWaitOpConversion, BarrierOpConversion>(
-          converter, context, target);
+      .add<AsyncCopyOpConversion, LocalViewOpConversion, LocalLoadOpConversion>(
+          converter, context);
+  patterns.add<LocalAllocOpConversion, LocalStoreOpConversion,
+               AsyncWaitOpConversion, BarrierOpConversion>(converter, context,
+                                                           target);
 }

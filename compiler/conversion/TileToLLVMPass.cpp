@@ -42,10 +42,11 @@ struct ConvertTileToLLVMPass
       return signalPassFailure();
     TargetInfo target(*gpu);
     annotateAccessWidths(module);
-    SmallVector<std::pair<std::string, int32_t>> kernels;
+    SmallVector<KernelShape> kernels;
     module.walk([&](func::FuncOp func) {
       if (func->hasAttr(TileDialect::KernelAttrHelper::getNameStr()))
-        kernels.push_back({func.getName().str(), programThreads(func)});
+        kernels.push_back(
+            {func.getName().str(), programThreads(func), setsRegisters(func)});
       passDescriptorsByValue(func);
       for (unsigned i = 0; i < func.getNumArguments(); ++i)
         func.removeArgAttr(i,
@@ -83,8 +84,9 @@ private:
     legality.addLegalDialect<LLVM::LLVMDialect, NVVM::NVVMDialect>();
     legality.addIllegalDialect<TileDialect, ub::UBDialect>();
     // Its regions' ops are lowered in place (their barriers and TMA issuers
-    // depend on the side they run on); the op goes with structured control.
-    legality.addLegalOp<WarpSpecializeOp>();
+    // depend on the side they run on); the op goes with structured control,
+    // and so do the warp roles' register counts.
+    legality.addLegalOp<WarpSpecializeOp, SetMaxRegistersOp>();
     legality.addDynamicallyLegalDialect<arith::ArithDialect, math::MathDialect,
                                         func::FuncDialect>(
         [&](Operation *op) { return converter.isLegal(op); });
@@ -164,20 +166,35 @@ private:
     }
   }
 
-  /// The program's warps, and the producer warps of a warp split.
+  /// What markKernels needs of a kernel once its function is lowered.
+  struct KernelShape {
+    std::string name;
+    int32_t threads;
+    bool setsRegisters; // setmaxnreg: a producer warpgroup, or warp roles
+  };
+
+  static bool setsRegisters(func::FuncOp func) {
+    bool sets = false;
+    func.walk([&](WarpSpecializeOp op) { sets |= op.getProducerWarps() > 0; });
+    func.walk([&](SetMaxRegistersOp) { sets = true; });
+    return sets;
+  }
+
+  /// The program's warps, and the score and producer warps of a warp split.
   static int32_t programThreads(func::FuncOp func) {
     int32_t threads = getProgramWarps(func) * kWarpSize;
     func.walk([&](WarpSpecializeOp split) {
-      threads += getPartitionThreads(split, /*producer=*/true).threads;
+      WarpPartition producers = getPartitionThreads(split, /*producer=*/true);
+      threads = producers.first + producers.threads;
     });
     return threads;
   }
 
   /// Kernels become PTX entry points sized for their threads.
-  void markKernels(ArrayRef<std::pair<std::string, int32_t>> kernels) {
+  void markKernels(ArrayRef<KernelShape> kernels) {
     ModuleOp module = getOperation();
     Builder builder(&getContext());
-    for (auto [name, threads] : kernels) {
+    for (const auto &[name, threads, setsRegisters] : kernels) {
       auto func = module.lookupSymbol<LLVM::LLVMFuncOp>(name);
       if (!func)
         continue;
@@ -186,6 +203,12 @@ private:
                     builder.getUnitAttr());
       func->setAttr(NVVM::NVVMDialect::getMaxntidAttrName(),
                     builder.getDenseI32ArrayAttr({threads, 1, 1}));
+      // ptxas honors setmaxnreg only when it knows the registers a thread
+      // has at entry, i.e. with both launch bounds; without the minimum it
+      // drops the instructions and sizes every warp for maxntid alone.
+      if (setsRegisters)
+        func->setAttr(NVVM::NVVMDialect::getMinctasmAttrName(),
+                      builder.getI32IntegerAttr(1));
     }
   }
 };

@@ -178,7 +178,10 @@ struct ZeroRowsOpConversion : TargetPattern<ZeroRowsOp> {
     SharedBufferType type = op.getBuffer().getType();
     if (!type.getSwizzle())
       return op.emitOpError("zeroes rows of swizzled buffers only");
-    int64_t threads = getProgramWarps(op) * kWarpSize;
+    // In one warpgroup's code (a score role) its 128 threads share the work.
+    int64_t owner = getEnclosingOwner(op->getBlock());
+    int64_t threads = owner >= 0 ? int64_t(kWarpgroupThreads)
+                                 : getProgramWarps(op) * kWarpSize;
     int64_t rows = type.getRows();
     int64_t rowChunks = type.getSwizzle() / 16;
     int64_t chunks = rows * type.getCols() *
@@ -193,6 +196,9 @@ struct ZeroRowsOpConversion : TargetPattern<ZeroRowsOp> {
     Value stage = stageBase(b, loc, adaptor.getBuffer(), type,
                             adaptor.getStage(), type.getElementType());
     Value tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
+    if (owner > 0)
+      tid = LLVM::SubOp::create(b, loc, tid,
+                                i32Constant(b, loc, owner * kWarpgroupThreads));
     auto vecType = VectorType::get({4}, b.getI32Type());
     Value zeros = LLVM::ZeroOp::create(b, loc, vecType);
     for (int64_t k = 0; k < chunks; k += threads) {

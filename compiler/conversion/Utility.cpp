@@ -96,10 +96,13 @@ int64_t mlir::tile::getProgramWarps(Operation *op) {
 
 WarpPartition mlir::tile::getPartitionThreads(WarpSpecializeOp split,
                                               bool producer) {
+  // The kernel's warps first (with a score role, its warpgroup next), then
+  // the producers.
   int64_t consumers = getProgramWarps(split) * kWarpSize;
   if (!producer)
     return {0, consumers};
-  return {consumers, int64_t(split.getProducerWarps()) * kWarpSize};
+  return {consumers + int64_t(split.getScoreWarps()) * kWarpSize,
+          int64_t(split.getProducerWarps()) * kWarpSize};
 }
 
 Value mlir::tile::isPartitionLeader(OpBuilder &builder, Location loc) {
@@ -540,4 +543,32 @@ void mlir::tile::stageTile(OpBuilder &builder, Location loc,
     }
     reg += width;
   }
+}
+
+void mlir::tile::storeSharedElements(OpBuilder &builder, Location loc,
+                                     Value base, Type elemType, Value first,
+                                     ArrayRef<int64_t> offsets,
+                                     ArrayRef<Value> values) {
+  for (auto [value, offset] : llvm::zip(values, offsets)) {
+    Value index = LLVM::AddOp::create(builder, loc, first,
+                                      i32Constant(builder, loc, offset));
+    LLVM::StoreOp::create(
+        builder, loc, value,
+        sharedElementPtr(builder, loc, base, elemType, index));
+  }
+}
+
+SmallVector<Value> mlir::tile::loadSharedElements(OpBuilder &builder,
+                                                  Location loc, Value base,
+                                                  Type elemType, Value first,
+                                                  ArrayRef<int64_t> offsets) {
+  SmallVector<Value> values;
+  for (int64_t offset : offsets) {
+    Value index = LLVM::AddOp::create(builder, loc, first,
+                                      i32Constant(builder, loc, offset));
+    values.push_back(LLVM::LoadOp::create(
+        builder, loc, elemType,
+        sharedElementPtr(builder, loc, base, elemType, index)));
+  }
+  return values;
 }

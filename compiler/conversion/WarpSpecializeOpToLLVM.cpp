@@ -1,12 +1,13 @@
 //===- WarpSpecializeOpToLLVM.cpp - producer and consumer warps -----------===//
 //
 // tile.warp_specialize becomes a branch on the thread index: the program's
-// first tile.num_warps warps take the consumer region, the warps after them
-// the producer region. Each side starts with setmaxnreg, the producer's
-// decrease first in effect, so the consumers' increase can be granted. The
-// regions' ops are already lowered (tile-to-LLVM keeps the op until
-// structured control flow goes), and their barriers already name their side
-// (TargetInfo::barrier).
+// first tile.num_warps warps (and a score role's warpgroup) take the
+// consumer region, the warps after them the producer region; without
+// producers the consumer region is all there is. Each side starts with
+// setmaxnreg, the producer's decrease first in effect, so the consumers'
+// increase can be granted. The regions' ops are already lowered (tile-to-LLVM
+// keeps the op until structured control flow goes), and their barriers already
+// name their side (TargetInfo::barrier).
 //
 //===----------------------------------------------------------------------===//
 #include "tilemla/Conversion/Utility.h"
@@ -24,11 +25,18 @@ struct WarpSpecializeOpLowering : OpRewritePattern<WarpSpecializeOp> {
   LogicalResult matchAndRewrite(WarpSpecializeOp op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    WarpPartition consumers = getPartitionThreads(op, /*producer=*/false);
+    if (op.getProducerWarps() == 0) { // roles only: every thread consumes
+      rewriter.inlineBlockBefore(&op.getConsumer().front(), op);
+      rewriter.eraseOp(op);
+      return success();
+    }
+    // Consumers (with a score role, both roles) are the threads before the
+    // producers.
+    WarpPartition producers = getPartitionThreads(op, /*producer=*/true);
     Value tid = NVVM::ThreadIdXOp::create(rewriter, loc, rewriter.getI32Type());
     Value isConsumer =
         LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::ult, tid,
-                             i32Constant(rewriter, loc, consumers.threads));
+                             i32Constant(rewriter, loc, producers.first));
     auto split = scf::IfOp::create(rewriter, loc, isConsumer,
                                    /*withElseRegion=*/true);
     auto moveInto = [&](Region &from, Block *to, uint32_t registers,
@@ -45,9 +53,23 @@ struct WarpSpecializeOpLowering : OpRewritePattern<WarpSpecializeOp> {
     return success();
   }
 };
+struct SetMaxRegistersOpLowering : OpRewritePattern<SetMaxRegistersOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(SetMaxRegistersOp op,
+                                PatternRewriter &rewriter) const override {
+    NVVM::SetMaxRegisterOp::create(rewriter, op.getLoc(), op.getCount(),
+                                   op.getIncrease()
+                                       ? NVVM::SetMaxRegisterAction::increase
+                                       : NVVM::SetMaxRegisterAction::decrease);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
 } // namespace
 
 void mlir::tile::populateWarpSpecializeOpToLLVMPatterns(
     RewritePatternSet &patterns) {
-  patterns.add<WarpSpecializeOpLowering>(patterns.getContext());
+  patterns.add<WarpSpecializeOpLowering, SetMaxRegistersOpLowering>(
+      patterns.getContext());
 }

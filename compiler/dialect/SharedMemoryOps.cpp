@@ -73,6 +73,37 @@ LogicalResult LocalAllocOp::verify() {
   return checkTile(*this, "init", getInit().getType(), buffer);
 }
 
+/// Whether `type` fits a stage of `buffer` as tile.local_store and
+/// tile.local_load see it: the stage's [rows, cols] tile, or (`rowOnly`: the
+/// only form a load reads) any shape in a stage of one unswizzled row.
+static LogicalResult checkStageContents(Operation *op, RankedTensorType type,
+                                        SharedBufferType buffer, bool rowOnly) {
+  if (type.getElementType() != buffer.getElementType())
+    return op->emitOpError()
+           << "element type must be " << buffer.getElementType();
+  if (!rowOnly && type.getRank() == 2 &&
+      type.getDimSize(0) == buffer.getRows() &&
+      type.getDimSize(1) == buffer.getCols())
+    return success();
+  if (buffer.getRows() != 1 || buffer.getSwizzle() ||
+      buffer.getCols() != type.getNumElements())
+    return op->emitOpError()
+           << (rowOnly ? "" : "a tensor that is not the stage's tile ")
+           << "needs a stage of one unswizzled row of " << type.getNumElements()
+           << " elements";
+  return success();
+}
+
+LogicalResult LocalStoreOp::verify() {
+  return checkStageContents(*this, getValue().getType(), getBuffer().getType(),
+                            /*rowOnly=*/false);
+}
+
+LogicalResult LocalLoadOp::verify() {
+  return checkStageContents(*this, getResult().getType(), getBuffer().getType(),
+                            /*rowOnly=*/true);
+}
+
 LogicalResult AsyncCopyOp::verify() {
   SharedBufferType buffer = getBuffer().getType();
   auto pointee =

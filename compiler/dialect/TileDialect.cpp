@@ -110,6 +110,8 @@ const AttrRule kOperationAttrRules[] = {
      isModule, "a unit attribute", isUnit},
     {TileDialect::OwnNarrowDotsAttrHelper::getNameStr(), "the module", isModule,
      "a boolean", isBool},
+    {TileDialect::ScoreWarpgroupAttrHelper::getNameStr(), "the module",
+     isModule, "a boolean", isBool},
     {TileDialect::ProducerWarpsAttrHelper::getNameStr(), "the module", isModule,
      "a positive integer", isPositiveInt},
     {TileDialect::SharedAttrHelper::getNameStr(), "the module", isModule,
@@ -437,9 +439,17 @@ bool mlir::tile::ownsNarrowDots(ModuleOp module, bool byDefault) {
   return byDefault && (!chosen || chosen.getValue());
 }
 
+int64_t mlir::tile::getNarrowDotOwner(ModuleOp module, unsigned numWarps) {
+  auto chosen = module->getAttrOfType<BoolAttr>(
+      TileDialect::ScoreWarpgroupAttrHelper::getNameStr());
+  return chosen && chosen.getValue() ? numWarps / 4 : 0;
+}
+
 DotLayoutPlan::DotLayoutPlan(Operation *root, unsigned numWarps,
-                             bool warpgroups, bool ownNarrowDots)
-    : numWarps(numWarps), warpgroups(warpgroups), ownNarrowDots(ownNarrowDots) {
+                             bool warpgroups, bool ownNarrowDots,
+                             int64_t narrowDotOwner)
+    : numWarps(numWarps), warpgroups(warpgroups), ownNarrowDots(ownNarrowDots),
+      narrowDotOwner(narrowDotOwner) {
   llvm::DenseMap<int64_t, DotOp> widest;
   root->walk([&](DotOp dot) {
     DotOp &best = widest[dot.getAccType().getDimSize(0)];
@@ -469,8 +479,7 @@ MmaEncodingAttr DotLayoutPlan::ownedIfNarrow(DotOp dot,
       n / warpgroupsAlongN >= kMinWgmmaBlockN)
     return mma;
   unsigned warps[] = {4, 1};
-  auto owned = MmaEncodingAttr::get(dot.getContext(), warps, 3,
-                                    /*warpgroup=*/0);
+  auto owned = MmaEncodingAttr::get(dot.getContext(), warps, 3, narrowDotOwner);
   return isMmaCompatibleDot(dot, owned) ? owned : mma;
 }
 

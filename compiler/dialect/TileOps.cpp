@@ -387,12 +387,32 @@ static bool isRegisterCount(int32_t count) {
   return count >= 24 && count <= 256 && count % 8 == 0;
 }
 
+int32_t WarpSpecializeOp::consumerRegisterBudget(int64_t consumerWarps,
+                                                 int64_t producerWarps,
+                                                 int32_t producerRegisters) {
+  constexpr int64_t kRegisterFile = 65536;
+  int64_t spare = kRegisterFile - producerWarps * 32 * producerRegisters;
+  int64_t perThread = spare / (consumerWarps * 32) / 8 * 8;
+  return int32_t(std::min<int64_t>(perThread, 240));
+}
+
+LogicalResult SetMaxRegistersOp::verify() {
+  if (!isRegisterCount(getCount()))
+    return emitOpError("register count must be a multiple of 8 in [24, 256], "
+                       "got ")
+           << getCount();
+  return success();
+}
+
 LogicalResult WarpSpecializeOp::verify() {
   // setmaxnreg is collective over a warpgroup: producers are whole ones.
   if (getProducerWarps() % 4 != 0)
     return emitOpError("producer warps must be whole warpgroups (a multiple "
                        "of 4), got ")
            << getProducerWarps();
+  if (getScoreWarps() != 0 && getScoreWarps() != 4)
+    return emitOpError("score warps are one warpgroup (4) or none, got ")
+           << getScoreWarps();
   if (!isRegisterCount(getProducerRegisters()) ||
       !isRegisterCount(getConsumerRegisters()))
     return emitOpError("register counts must be multiples of 8 in [24, 256], "

@@ -57,6 +57,8 @@ void buildTileGPUPipeline(OpPassManager &pm, unsigned numWarps,
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addPass(tile::createTilePredicateWarpgroups());
+  pm.addPass(tile::createTileSplitRoles());
+  pm.addPass(createCanonicalizerPass());
 }
 
 void buildLLVMPipeline(OpPassManager &pm, const GpuTarget &target) {

@@ -131,6 +131,10 @@ public:
       line(ind + 1) << "OwnNarrowDots\n";
       dump(*f.ownNarrowDots, ind + 2);
     }
+    if (f.scoreWarpgroup) {
+      line(ind + 1) << "ScoreWarpgroup\n";
+      dump(*f.scoreWarpgroup, ind + 2);
+    }
     dump(f.body, ind + 1);
   }
 

@@ -310,6 +310,12 @@ LogicalResult MLIRGenImpl::genKernel(const FunctionAST &fn,
       module->setAttr(tile::TileDialect::OwnNarrowDotsAttrHelper::getNameStr(),
                       builder.getBoolAttr(*on != 0));
   }
+  if (fn.scoreWarpgroup) {
+    FailureOr<int64_t> on = genConstInt(*fn.scoreWarpgroup, "score_warpgroup");
+    if (succeeded(on))
+      module->setAttr(tile::TileDialect::ScoreWarpgroupAttrHelper::getNameStr(),
+                      builder.getBoolAttr(*on != 0));
+  }
 
   builder.setInsertionPointToStart(entry);
   finalStmt = fn.body.stmts.empty() ? nullptr : fn.body.stmts.back().get();

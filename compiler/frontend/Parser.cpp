@@ -198,11 +198,13 @@ bool Parser::parseKernelAttributes(FunctionAST &fn) {
     ExprPtr *slot = name.text == "num_warps"         ? &fn.numWarps
                     : name.text == "warp_specialize" ? &fn.warpSpecialize
                     : name.text == "own_narrow_dots" ? &fn.ownNarrowDots
+                    : name.text == "score_warpgroup" ? &fn.scoreWarpgroup
                                                      : nullptr;
     if (!slot) {
       diags.error(name.loc, "unknown kernel attribute '" + name.text.str() +
                                 "' (expected 'num_warps', "
-                                "'warp_specialize' or 'own_narrow_dots')");
+                                "'warp_specialize', 'own_narrow_dots' or "
+                                "'score_warpgroup')");
       return false;
     }
     if (*slot) {

@@ -44,7 +44,8 @@ struct AssignLayoutsPass
       }
       collectAccessWidths(func);
       dotPlan.emplace(func, numWarps, warpgroups,
-                      ownsNarrowDots(getOperation(), ownNarrowDots));
+                      ownsNarrowDots(getOperation(), ownNarrowDots),
+                      getNarrowDotOwner(getOperation(), numWarps));
       assignBlock(func.getBody().front());
       return WalkResult::advance();
     });

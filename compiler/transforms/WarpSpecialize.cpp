@@ -32,15 +32,6 @@ constexpr int32_t kProducerWarps = 4;
 /// What the producers keep: scalar code and copy issue fit in setmaxnreg's
 /// minimum (ptxas spills nothing there), which leaves the consumers 240.
 constexpr int32_t kProducerRegisters = 24;
-constexpr int64_t kRegisterFile = 65536;
-
-/// The registers each consumer thread can take once the producers gave
-/// theirs up: a multiple of 8, at most 240.
-int32_t consumerRegisters(int64_t consumerWarps) {
-  int64_t spare = kRegisterFile - kProducerWarps * 32 * kProducerRegisters;
-  int64_t perThread = spare / (consumerWarps * 32) / 8 * 8;
-  return int32_t(std::min<int64_t>(perThread, 240));
-}
 
 /// Whether `op` may be replayed by the producer: scalar, no regions, and
 /// either free of memory effects, a scalar load (a page-table entry) or a
@@ -327,9 +318,10 @@ private:
     OpBuilder b(anchor);
     Value empty = MBarrierAllocOp::create(
         b, loc, MBarrierType::get(ctx, stages, consumerWarps), IntegerAttr());
-    auto split =
-        WarpSpecializeOp::create(b, loc, kProducerWarps, kProducerRegisters,
-                                 consumerRegisters(consumerWarps));
+    auto split = WarpSpecializeOp::create(
+        b, loc, kProducerWarps, kProducerRegisters,
+        WarpSpecializeOp::consumerRegisterBudget(consumerWarps, kProducerWarps,
+                                                 kProducerRegisters));
     Block *producer = &split.getProducer().emplaceBlock();
     Block *consumer = &split.getConsumer().emplaceBlock();
 

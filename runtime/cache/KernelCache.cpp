@@ -77,7 +77,8 @@ Artifact compile(const CompileRequest &request, const std::string &key) {
   artifact.sharedBytes = kernel->sharedBytes;
   artifact.params = kernel->params;
   // nvJitLink assembles PTX as a relocatable unit, where ptxas ignores
-  // setmaxnreg (C7504): a warp-specialized kernel would keep its entry
+  // setmaxnreg (C7504): a kernel with warps added to its own (a producer or
+  // a score warpgroup, each setting its registers) would keep its entry
   // register count, spill and serialize its wgmma. The driver compiles it
   // whole at load time instead (and keeps it in its own JIT cache).
   std::optional<cuda::AssembledCubin> assembled;

@@ -43,6 +43,7 @@ mla::DType toMla(DType t) {
 struct Tuning {
   int tokenBlock = 0, stages = 0, warps = 0, headBlock = 0;
   bool warpSpecialize = true;
+  bool scoreWarpgroup = true; ///< the library's default
   int persistentWaves = 0;
   int numSMs = 0; ///< fewer persistent programs: many items each
   mla::DeviceSchedule schedule = mla::DeviceSchedule::Default;
@@ -87,6 +88,7 @@ protected:
     options.stage1Warps = tuning.warps;
     options.headBlock = tuning.headBlock;
     options.warpSpecialize = tuning.warpSpecialize;
+    options.scoreWarpgroup = tuning.scoreWarpgroup;
     options.persistentWaves = tuning.persistentWaves;
     options.numSMs = tuning.numSMs;
     options.deviceSchedule = tuning.schedule;
@@ -154,6 +156,7 @@ protected:
           r.c.describe() + " policy=" + policies[int(r.policy)] +
           " seed=" + std::to_string(seed) +
           (r.tuning.warpSpecialize ? "" : " no-ws") +
+          (r.tuning.scoreWarpgroup ? "" : " no-score-warpgroup") +
           (r.tuning.persistentWaves
                ? " persistent=" + std::to_string(r.tuning.persistentWaves)
                : "") +
@@ -287,13 +290,21 @@ TEST_F(MlaGpuTest, TmaStreamsContiguousPages) {
   // The same without the producer warpgroup (the compute warps issue the
   // copies: the other TMA kernel), and with it on a persistent grid: a
   // program per SM, and 3 programs, so that each takes many items (empty
-  // ones too) and its stage ring goes on across them.
+  // ones too) and its stage ring goes on across them. At H = 128 the
+  // default is a score warpgroup instead of the producer: the producer's
+  // kernel runs too.
   // Auto on the device schedule (schedule=always: these batches are below
   // its default threshold) and with host-side splits (schedule=off); sms=3
   // gives each part many requests (H=128: one part).
   for (size_t i = 0, n = runs.size(); i < n; ++i) {
     Run plain = runs[i], persistent = runs[i], few = runs[i];
     plain.tuning.warpSpecialize = false;
+    plain.tuning.scoreWarpgroup = false;
+    if (runs[i].c.H == 128) {
+      Run producer = runs[i];
+      producer.tuning.scoreWarpgroup = false;
+      runs.push_back(producer);
+    }
     persistent.tuning.persistentWaves = 2;
     few.tuning.persistentWaves = 1;
     few.tuning.numSMs = 3;
@@ -313,6 +324,36 @@ TEST_F(MlaGpuTest, TmaStreamsContiguousPages) {
   family("TMA: H 64/128 x pages 64/128 x policies, with and without a "
          "producer warpgroup, persistent or not",
          runs);
+}
+
+TEST_F(MlaGpuTest, ScoreWarpgroupHasLoopsOfItsOwn) {
+  // tile-split-roles: the score tiles and softmax on a third compute
+  // warpgroup that hands p and the row scales to the two that accumulate
+  // through the TMA stages, q the other way, the row sums after the loop.
+  // Ragged lengths with partial last blocks and empty requests, every
+  // policy, persistent grids of few programs (the hand-overs' phases go on
+  // across items), kv_lora_rank 512 and 256, f16.
+  std::vector<int32_t> lens = {1, 63, 64, 65, 3000, 0, 129, 4096, 200};
+  std::vector<Run> runs;
+  auto add = [&](MlaCase c, SP policy, Tuning tuning = {}) {
+    c.contiguousPages = true;
+    runs.push_back({c, policy, mla::LseDType::F32, tuning});
+  };
+  for (SP policy : {SP::Auto, SP::Fixed4, SP::BatchInvariant})
+    for (int page : {64, 128})
+      add(mk(128, page, lens, DType::BF16, page == 64), policy);
+  Tuning few;
+  few.persistentWaves = 1;
+  few.numSMs = 3;
+  add(mk(128, 64, lens), SP::Fixed4, few);
+  Tuning scheduled;
+  scheduled.schedule = mla::DeviceSchedule::Always;
+  add(mk(128, 64, lens), SP::Auto, scheduled);
+  MlaCase narrow = mk(128, 64, {777, 5, 64, 2048});
+  narrow.R = 256;
+  add(narrow, SP::Fixed4);
+  add(mk(128, 64, {777, 5, 64, 2048}, DType::F16), SP::Fixed4);
+  family("TMA score warpgroup: H 128 x pages x policies", runs);
 }
 
 TEST_F(MlaGpuTest, DeviceScheduleOnEveryKernel) {

@@ -78,7 +78,8 @@ std::vector<Shape> adversarialMixes(int H, int page) {
       "                 [--flush-mib=N] [--copy-mib=N] [--check] [--list]\n"
       "                 [--json=FILE] [--block-n=N] [--block-h=N] [--warps=N]\n"
       "                 [--stages=N] [--max-splits=N] [--min-splits=N]\n"
-      "                 [--no-tma] [--no-ws] [--persistent=W]\n"
+      "                 [--no-tma] [--no-ws] [--no-score-warpgroup] "
+      "[--persistent=W]\n"
       "                 [--schedule=default|off|always] [--step-schedule]\n"
       "                 [--mixes]\n"
       "\n"
@@ -106,6 +107,9 @@ std::vector<Shape> adversarialMixes(int H, int page) {
       "            could stream it (sm_90a, 64-head blocks)\n"
       "  --no-ws   on the TMA path, the compute warps issue the copies (no\n"
       "            producer warpgroup)\n"
+      "  --no-score-warpgroup  on the TMA path with 128+ heads, a producer\n"
+      "            warpgroup instead of a third compute warpgroup that runs\n"
+      "            the score tiles and softmax ahead of the other two\n"
       "  --persistent  with the producer warpgroup, W stage-1 programs per\n"
       "            SM (default 1), each taking many work items\n"
       "  --schedule  where the auto policy schedules stage 1 on the device:\n"
@@ -283,6 +287,8 @@ Options parseOptions(int argc, char **argv) {
       o.tma = false;
     } else if (arg == "--no-ws") {
       o.warpSpecialize = false;
+    } else if (arg == "--no-score-warpgroup") {
+      o.scoreWarpgroup = false;
     } else if (arg == "--persistent") {
       o.persistentWaves = hasValue ? takeInt(1) : 1;
     } else if (arg == "--schedule") {

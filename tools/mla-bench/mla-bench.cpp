@@ -140,6 +140,7 @@ mla::TritonMLAImpl makeImpl(int H, int maxBatch, mla::SplitPolicy policy,
   options.stages = o.stages;
   options.tma = o.tma;
   options.warpSpecialize = o.warpSpecialize;
+  options.scoreWarpgroup = o.scoreWarpgroup;
   options.persistentWaves = o.persistentWaves;
   options.deviceSchedule = o.deviceSchedule;
   if (o.maxSplits)

@@ -524,3 +524,43 @@ func.func @wait_flag_f32(%p: !tile.ptr<f32>, %v: i32) {
   tile.wait_flag %p, %v : !tile.ptr<f32>
   return
 }
+
+// -----
+
+#row = #tile.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4]>
+func.func @local_store_swizzled_row(%v: tensor<64xf32, #row>, %s: i32) {
+  %b = tile.local_alloc -> <2 x 64 x 64 x bf16, swizzle = 128>
+  // expected-error @+1 {{element type must be 'bf16'}}
+  tile.local_store %v, %b[%s] : tensor<64xf32, #row>, <2 x 64 x 64 x bf16, swizzle = 128>
+  return
+}
+
+// -----
+
+#row = #tile.blocked<sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4]>
+func.func @local_store_not_a_row(%v: tensor<64xf32, #row>, %s: i32) {
+  %b = tile.local_alloc -> <2 x 8 x 8 x f32>
+  // expected-error @+1 {{a tensor that is not the stage's tile needs a stage of one unswizzled row of 64 elements}}
+  tile.local_store %v, %b[%s] : tensor<64xf32, #row>, <2 x 8 x 8 x f32>
+  return
+}
+
+// -----
+
+#blk = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1]>
+func.func @local_load_tile(%s: i32) {
+  %b = tile.local_alloc -> <2 x 64 x 64 x f32>
+  // expected-error @+1 {{needs a stage of one unswizzled row of 4096 elements}}
+  %v = tile.local_load %b[%s] : <2 x 64 x 64 x f32> -> tensor<64x64xf32, #blk>
+  return
+}
+
+// -----
+
+func.func @score_warps_not_a_warpgroup() {
+  // expected-error @+1 {{score warps are one warpgroup (4) or none, got 2}}
+  tile.warp_specialize {consumerRegisters = 160 : i32, producerRegisters = 24 : i32, producerWarps = 4 : i32, scoreWarps = 2 : i32} producer {
+  } consumer {
+  }
+  return
+}

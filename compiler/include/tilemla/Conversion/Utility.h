@@ -128,6 +128,14 @@ std::pair<Value, SmallVector<int64_t>>
 emitLinearIndices(OpBuilder &builder, Location loc, RankedTensorType type,
                   ArrayRef<int64_t> strides, Value lane, Value warp);
 SmallVector<int64_t> getRowMajorStrides(ArrayRef<int64_t> shape);
+/// Element `first + offsets[r]` of `elemType` at the shared `base`, for each
+/// register r: its value stored there, or loaded from there.
+void storeSharedElements(OpBuilder &builder, Location loc, Value base,
+                         Type elemType, Value first, ArrayRef<int64_t> offsets,
+                         ArrayRef<Value> values);
+SmallVector<Value> loadSharedElements(OpBuilder &builder, Location loc,
+                                      Value base, Type elemType, Value first,
+                                      ArrayRef<int64_t> offsets);
 
 //===--------------------------------------------------------------------===//
 // Shared memory

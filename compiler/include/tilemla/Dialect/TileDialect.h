@@ -94,10 +94,14 @@ MmaEncodingAttr getMmaLayoutForDot(DotOp op, unsigned numWarps,
 /// Whether `module`'s narrow wgmma dots run on one warpgroup: `byDefault`,
 /// unless the kernel said false (`with own_narrow_dots`).
 bool ownsNarrowDots(ModuleOp module, bool byDefault);
+/// The warpgroup that owns `module`'s narrow dots: 0, or with `with
+/// score_warpgroup = True` the one past its numWarps warps (the score role
+/// of tile-split-roles).
+int64_t getNarrowDotOwner(ModuleOp module, unsigned numWarps);
 class DotLayoutPlan {
 public:
   DotLayoutPlan(Operation *root, unsigned numWarps, bool warpgroups,
-                bool ownNarrowDots = false);
+                bool ownNarrowDots = false, int64_t narrowDotOwner = 0);
   /// Null when the dot does not fit the tensor cores.
   MmaEncodingAttr layoutFor(DotOp dot) const;
   static constexpr int64_t kMinWgmmaBlockN = 64;
@@ -106,6 +110,7 @@ private:
   MmaEncodingAttr ownedIfNarrow(DotOp dot, MmaEncodingAttr mma) const;
   unsigned numWarps;
   bool warpgroups, ownNarrowDots;
+  int64_t narrowDotOwner;
   llvm::DenseMap<int64_t, MmaEncodingAttr> rowLayouts;
 };
 /// The widest wgmma swizzle (128, 64 or 32 bytes) that tiles rows of `cols`

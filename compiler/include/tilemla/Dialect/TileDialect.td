@@ -47,6 +47,13 @@ def Tile_Dialect : Dialect {
     // wgmma dot too narrow to split over warpgroups runs on one (absent:
     // tile-assign-layouts' option decides).
     "::mlir::BoolAttr":$own_narrow_dots,
+    // On the module: the kernel's `with score_warpgroup = ...`: an owned
+    // narrow dot, and what is computed from it, runs on a warpgroup of its
+    // own past the kernel's warps (tile-split-roles gives it its own loops).
+    "::mlir::BoolAttr":$score_warpgroup,
+    // On the module: the warps added to num_warps (a producer warpgroup,
+    // tile-warp-specialize; a score warpgroup, tile-split-roles); a program
+    // runs num_warps + producer_warps warps.
     "::mlir::IntegerAttr":$producer_warps,
     // On the module: dynamic shared memory per program, in bytes, and the
     // offset where tensor-core dots stage their b operand (set by

@@ -303,11 +303,42 @@ def Tile_WarpSpecializeOp : Tile_Op<"warp_specialize", [
     consumer threads. Producers run only scalar code, TMA copies and
     mbarrier operations (no tensors, no CTA barriers), and their first
     thread issues the copies.
+
+    With `scoreWarps` (a warpgroup, set by tile-split-roles), the consumer
+    region holds two roles: the warps numbered num_warps.. run the code of
+    the layouts that warpgroup owns, the first num_warps warps the rest;
+    the producers come after both. tile-split-roles also splits a program
+    without producers into roles: `producerWarps` = 0, an empty producer
+    region, and no setmaxnreg (the register counts are then unused).
   }];
-  let arguments = (ins ConfinedAttr<I32Attr, [IntPositive]>:$producerWarps,
-                       I32Attr:$producerRegisters, I32Attr:$consumerRegisters);
+  let arguments = (ins ConfinedAttr<I32Attr, [IntNonNegative]>:$producerWarps,
+                       I32Attr:$producerRegisters, I32Attr:$consumerRegisters,
+                       DefaultValuedAttr<I32Attr, "0">:$scoreWarps);
   let regions = (region SizedRegion<1>:$producer, SizedRegion<1>:$consumer);
   let assemblyFormat = "attr-dict `producer` $producer `consumer` $consumer";
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// What each of `consumerWarps` warps' threads may take once
+    /// `producerWarps` warps keep `producerRegisters` each: a multiple of
+    /// 8, at most 240.
+    static int32_t consumerRegisterBudget(int64_t consumerWarps,
+                                          int64_t producerWarps,
+                                          int32_t producerRegisters);
+  }];
+}
+
+def Tile_SetMaxRegistersOp : Tile_Op<"set_max_registers", [
+    MemoryEffects<[MemWrite]>]> {
+  let summary = "this warpgroup's threads hold `count` registers from here on";
+  let description = [{
+    setmaxnreg: the warpgroup gives registers back to the program's pool
+    (without `increase`) or takes them from it. At the start of a role's
+    code (tile-split-roles without a producer warpgroup), so that ptxas
+    compiles that code for `count` registers; the program's warpgroups
+    together must not take more than it entered with.
+  }];
+  let arguments = (ins I32Attr:$count, UnitAttr:$increase);
+  let assemblyFormat = "$count (`increase` $increase^)? attr-dict";
   let hasVerifier = 1;
 }
 
@@ -496,6 +527,41 @@ def Tile_LocalViewOp : Tile_Op<"local_view", [MemoryEffects<[MemRead]>]> {
   let arguments = (ins Tile_SharedBufferType:$buffer, I32:$stage,
                        I32Attr:$column);
   let results = (outs Tile_SharedView:$result);
+  let assemblyFormat = [{
+    $buffer `[` $stage `]` attr-dict `:` type($buffer) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_LocalStoreOp : Tile_Op<"local_store", [
+    MemoryEffects<[MemWrite]>]> {
+  let summary = "write a tensor in registers into one stage of a buffer";
+  let description = [{
+    A [rows, cols] tensor is written in the buffer's layout (swizzled: as a
+    wgmma operand reads it, with a fence for the async proxy after it). A
+    tensor of another shape goes into a stage of one unswizzled row of as
+    many elements, in row-major order. Only the threads holding the tensor
+    write (a warpgroup-owned layout: its owner); no barrier follows: the
+    readers learn of the write through an mbarrier (tile-split-roles).
+  }];
+  let arguments = (ins Tile_Tensor:$value, Tile_SharedBufferType:$buffer,
+                       I32:$stage);
+  let assemblyFormat = [{
+    $value `,` $buffer `[` $stage `]` attr-dict `:` type($value) `,`
+      type($buffer)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tile_LocalLoadOp : Tile_Op<"local_load", [MemoryEffects<[MemRead]>]> {
+  let summary = "read a tensor into registers from one stage of a buffer";
+  let description = [{
+    The stage is one unswizzled row holding the tensor's elements in
+    row-major order (what `tile.local_store` writes for such a tensor);
+    each thread reads the elements its layout gives it.
+  }];
+  let arguments = (ins Tile_SharedBufferType:$buffer, I32:$stage);
+  let results = (outs Tile_Tensor:$result);
   let assemblyFormat = [{
     $buffer `[` $stage `]` attr-dict `:` type($buffer) `->` type($result)
   }];

@@ -114,8 +114,9 @@ struct CompiledKernel {
   GpuTarget target;
   std::string ptx;
   unsigned numWarps = 4;
-  /// Warps added for TMA copies (tile-warp-specialize); a launch runs
-  /// (numWarps + producerWarps) * 32 threads per program.
+  /// Warps added to the kernel's own: a producer warpgroup for TMA copies
+  /// (tile-warp-specialize) and a score warpgroup (tile-split-roles); a
+  /// launch runs (numWarps + producerWarps) * 32 threads per program.
   unsigned producerWarps = 0;
   unsigned sharedBytes = 0; ///< dynamic shared memory a launch must request
   std::vector<KernelParam> params;

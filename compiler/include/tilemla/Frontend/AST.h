@@ -455,6 +455,9 @@ struct FunctionAST {
   /// Kernels: `with own_narrow_dots = EXPR` (a constexpr bool): whether a
   /// wgmma dot too narrow to split over warpgroups runs on one of them.
   ExprPtr ownNarrowDots;
+  /// Kernels: `with score_warpgroup = EXPR` (a constexpr bool): an owned
+  /// narrow dot and what follows from it run on an extra warpgroup.
+  ExprPtr scoreWarpgroup;
   BlockAST body;
 };
 

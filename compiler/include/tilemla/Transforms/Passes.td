@@ -181,4 +181,37 @@ def TilePredicateWarpgroups : Pass<"tile-predicate-warpgroups",
                            "mlir::scf::SCFDialect", "mlir::ub::UBDialect"];
 }
 
+def TileSplitRoles : Pass<"tile-split-roles", "mlir::ModuleOp"> {
+  let summary = "Give a score warpgroup and the kernel's warps loops of their own";
+  let description = [{
+    With `tile.score_warpgroup` (`with score_warpgroup = True`), the narrow
+    dots live on warpgroup W = num_warps / 4, past the kernel's warps, and
+    tile-predicate-warpgroups put the ops on them under
+    `scf.if (warpgroup_id == W)`. This pass splits the consumer region of
+    `tile.warp_specialize` into two roles: `scf.if (warpgroup_id == W)`
+    (marked `tile.owner_warpgroup`: the score role) and
+    `scf.if (warpgroup_id != W)` (the accumulate role, the kernel's warps),
+    each a copy of the region without the other role's work, so that a
+    thread's loops carry only its own role's values (one instruction
+    stream holding both would spill).
+
+    What crosses goes through shared memory: an exchange out of W's layout
+    becomes `tile.local_store` / `tile.local_load`; a dot whose a operand W
+    holds reads it through `tile.local_view` of a buffer the score role
+    wrote; a buffer the kernel's warps fill (`tile.local_alloc` of a tensor)
+    for the score role's dots is made once above the split, written with
+    `tile.local_store` and handed over. In a pipelined loop the crossings
+    of a trip use slots indexed by the ring's stage and one per-stage
+    mbarrier the score role's threads arrive on after their last write; a
+    dot operand reuses a ring buffer of its shape only the score role read
+    (in the dots it is computed from); the ring's release orders reuse.
+    Elsewhere each crossing has one slot and full / empty mbarriers with
+    per-thread phase counts. `tile.warp_specialize` gets `scoreWarps = 4`
+    and the consumers' register budget for num_warps + 4 warps, the module
+    `tile.producer_warps` plus 4 (the warps a launch adds).
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::scf::SCFDialect", "mlir::ub::UBDialect"];
+}
+
 #endif

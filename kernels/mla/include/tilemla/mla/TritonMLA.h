@@ -184,6 +184,15 @@ struct TritonMLAOptions {
   /// warps per program. false: the compute warps issue them (for
   /// comparison).
   bool warpSpecialize = true;
+  /// On the TMA path with more heads than a block (the score tiles are
+  /// owned by one warpgroup), a third compute warpgroup takes the score
+  /// tiles and their softmax, with loops of its own (tile-split-roles),
+  /// ahead of the two that rescale and accumulate; it replaces the
+  /// producer warpgroup (12 warps: a 16-warp program would leave ptxas 128
+  /// registers per thread, too few beside a 128-register accumulator).
+  /// On by default: 9-12 % faster at H=128 and B >= 32 on the H200
+  /// (docs/design/PINGPONG.md section 11); false: the producer warpgroup.
+  bool scoreWarpgroup = true;
   /// With that producer, stage 1 can run persistentWaves programs per SM
   /// (1..16), each taking work items (head block, request, split) that many
   /// apart: the producer streams the next item's first tokens while the
@@ -553,6 +562,11 @@ private:
   int64_t cdivHeads(int64_t block) const { return (heads + block - 1) / block; }
   int tokenBlock() const {
     return opts.tokenBlock ? opts.tokenBlock : kTokenBlock;
+  }
+  /// Stage 1 with a score warpgroup (TritonMLAOptions::scoreWarpgroup):
+  /// where a head block's scores are owned by one warpgroup.
+  bool scoreWarpgroup(bool tma) const {
+    return tma && opts.scoreWarpgroup && heads > headBlock();
   }
   /// Stage 1 as persistent programs (TritonMLAOptions::persistentWaves).
   bool persistentStage1(bool tma) const {

@@ -1,0 +1,223 @@
+// RUN: tile-opt %s -split-input-file -tile-split-roles -canonicalize -verify-diagnostics | FileCheck %s
+
+// A trip of a TMA ring in the consumer region: warpgroup 2 (past the 8
+// warps) computes scores and their row max; the 8 warps rescale by it and
+// accumulate p . v. The score role's copy keeps the branch's ops inline and
+// writes the row max into a per-stage slot and p into the ring buffer only
+// its dot read (the rope box), then arrives on the per-stage signal; the
+// accumulate role's copy waits for that signal, loads the row max, reads p
+// through a view of the rope box and releases the stage, now also for the
+// slot. The slot read with plain loads is also freed explicitly: the
+// accumulate role's threads arrive on a per-stage barrier after reading,
+// which the score role waits for (a trip's phase earlier) before writing.
+// Neither carries the other's loop values.
+
+#own = #tile.mma<warpsPerCTA = [4, 1], version = 3, warpgroup = 2>
+#acc = #tile.mma<warpsPerCTA = [4, 2], version = 3>
+#smem = #tile.shared<rowStride = 4096, swizzle = 128>
+#row = #tile.slice<dim = 1, parent = #own>
+#arow = #tile.slice<dim = 1, parent = #acc>
+// CHECK-LABEL: func.func @ring
+// CHECK: %[[V:.*]] = tile.local_alloc -> <2 x 64 x 512 x bf16, swizzle = 128>
+// CHECK: %[[K:.*]] = tile.local_alloc -> <2 x 64 x 64 x bf16, swizzle = 128>
+// CHECK: %[[EMPTY:.*]] = tile.mbarrier_alloc -> <2, arrivals = 8>
+// CHECK: %[[SIGNAL:.*]] = tile.mbarrier_alloc -> <2, arrivals = 128>
+// CHECK: %[[SLOT:.*]] = tile.local_alloc -> <2 x 1 x 64 x f32>
+// CHECK: %[[FREE:.*]] = tile.mbarrier_alloc -> <2, arrivals = 256>
+// CHECK: tile.warp_specialize {consumerRegisters = 160 : i32, producerRegisters = 24 : i32, producerWarps = 4 : i32, scoreWarps = 4 : i32}
+// CHECK: } consumer {
+// CHECK: %[[WG:.*]] = tile.warpgroup_id
+// CHECK: %[[IS_SCORE:.*]] = arith.cmpi eq, %[[WG]], %c2_i32
+// CHECK: %[[IS_ACC:.*]] = arith.cmpi ne, %[[WG]], %c2_i32
+// CHECK: scf.if %[[IS_SCORE]] {
+// CHECK: scf.for {{.*}} iter_args(%[[M:.*]] = %{{.*}}) -> (tensor<64xf32, #tile.slice<dim = 1, parent = #tile.mma<warpsPerCTA = [4, 1], version = 3, warpgroup = 2>>>)
+// CHECK: tile.mbarrier_wait
+// CHECK: tile.dot
+// CHECK: tile.reduce max
+// CHECK-NOT: scf.if
+// CHECK: %[[EARLIER:.*]] = arith.xori
+// CHECK-NEXT: tile.mbarrier_wait %[[FREE]][%[[STAGE:.*]]], %[[EARLIER]]
+// CHECK-NEXT: tile.local_store %{{.*}}, %[[SLOT]][%[[STAGE]]] :
+// CHECK: %[[P:.*]] = arith.truncf
+// CHECK: tile.local_store %[[P]], %[[K]][%[[STAGE]]]
+// CHECK-NEXT: tile.mbarrier_arrive %[[SIGNAL]][%[[STAGE]]] :
+// CHECK-NOT: tile.mbarrier_arrive %[[EMPTY]]
+// CHECK: scf.yield
+// CHECK: } {tile.owner_warpgroup = 2 : i64}
+// CHECK: scf.if %[[IS_ACC]] {
+// CHECK: scf.for {{.*}} -> (tensor<64x512xf32, #tile.mma<warpsPerCTA = [4, 2], version = 3>>)
+// CHECK-NOT: tile.reduce
+// CHECK: tile.mbarrier_wait %[[SIGNAL]][%[[ASTAGE:.*]]], %[[PARITY:.*]] :
+// CHECK-NEXT: tile.local_load %[[SLOT]][%[[ASTAGE]]]
+// CHECK-NEXT: tile.mbarrier_arrive %[[FREE]][%[[ASTAGE]]] :
+// CHECK: %[[PV:.*]] = tile.local_view %[[K]][%[[ASTAGE]]]
+// CHECK: tile.dot %[[PV]], %{{.*}}, %{{.*}} :
+// CHECK: tile.mbarrier_arrive %[[EMPTY]][%[[ASTAGE]]] releases %[[V]], %[[K]], %[[SLOT]]
+// CHECK: scf.yield
+// CHECK-NOT: tile.owner_warpgroup
+module attributes {tile.num_warps = 8 : i32, tile.score_warpgroup = true, tile.producer_warps = 4 : i32} {
+  func.func @ring(%n: i32, %q: tensor<64x64xbf16, #smem>, %out: tensor<64x512x!tile.ptr<f32>, #acc>) attributes {tile.kernel} {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c2 = arith.constant 2 : i32
+    %c64 = arith.constant 64 : i32
+    %zs = arith.constant dense<0.0> : tensor<64x64xf32, #own>
+    %ninf = arith.constant dense<0xFF800000> : tensor<64xf32, #row>
+    %zacc = arith.constant dense<0.0> : tensor<64x512xf32, #acc>
+    %v = tile.local_alloc -> <2 x 64 x 512 x bf16, swizzle = 128>
+    %vfull = tile.mbarrier_alloc -> <2>
+    %k = tile.local_alloc -> <2 x 64 x 64 x bf16, swizzle = 128>
+    %empty = tile.mbarrier_alloc -> <2, arrivals = 8>
+    tile.warp_specialize {consumerRegisters = 240 : i32, producerRegisters = 24 : i32, producerWarps = 4 : i32} producer {
+    } consumer {
+      %r:2 = scf.for %iv = %c0 to %n step %c64 iter_args(%m = %ninf, %acc = %zacc) -> (tensor<64xf32, #row>, tensor<64x512xf32, #acc>) : i32 {
+        %i = arith.divsi %iv, %c64 : i32
+        %stage = arith.remsi %i, %c2 : i32
+        %half = arith.divsi %i, %c2 : i32
+        %parity = arith.andi %half, %c1 : i32
+        tile.mbarrier_wait %vfull[%stage], %parity : <2>
+        %vv = tile.local_view %v[%stage] {column = 0 : i32} : <2 x 64 x 512 x bf16, swizzle = 128> -> tensor<64x512xbf16, #smem>
+        %kv = tile.local_view %k[%stage] {column = 0 : i32} : <2 x 64 x 64 x bf16, swizzle = 128> -> tensor<64x64xbf16, #smem>
+        %wg = tile.warpgroup_id : i32
+        %owner = arith.cmpi eq, %wg, %c2 : i32
+        %b:2 = scf.if %owner -> (tensor<64xf32, #row>, tensor<64x64xf32, #own>) {
+          %s0 = tile.dot %q, %kv, %zs {transB} : tensor<64x64xbf16, #smem> * tensor<64x64xbf16, #smem> + tensor<64x64xf32, #own> -> tensor<64x64xf32, #own>
+          %rm = tile.reduce max %s0 {axis = 1 : i32} : tensor<64x64xf32, #own> -> tensor<64xf32, #row>
+          %mn = arith.maximumf %m, %rm : tensor<64xf32, #row>
+          %p = math.exp2 %s0 : tensor<64x64xf32, #own>
+          scf.yield %mn, %p : tensor<64xf32, #row>, tensor<64x64xf32, #own>
+        } else {
+          %u0 = ub.poison : tensor<64xf32, #row>
+          %u1 = ub.poison : tensor<64x64xf32, #own>
+          scf.yield %u0, %u1 : tensor<64xf32, #row>, tensor<64x64xf32, #own>
+        } {tile.owner_warpgroup = 2 : i64}
+        %ma = tile.convert_layout %b#0 : tensor<64xf32, #row> -> tensor<64xf32, #arow>
+        %me = tile.expand_dims %ma {axis = 1 : i32} : tensor<64xf32, #arow> -> tensor<64x1xf32, #acc>
+        %mb = tile.broadcast %me : tensor<64x1xf32, #acc> -> tensor<64x512xf32, #acc>
+        %scaled = arith.mulf %acc, %mb : tensor<64x512xf32, #acc>
+        %pb = arith.truncf %b#1 : tensor<64x64xf32, #own> to tensor<64x64xbf16, #own>
+        %o = tile.dot %pb, %vv, %scaled : tensor<64x64xbf16, #own> * tensor<64x512xbf16, #smem> + tensor<64x512xf32, #acc> -> tensor<64x512xf32, #acc>
+        tile.mbarrier_arrive %empty[%stage] releases %v, %k : !tile.smem<2 x 64 x 512 x bf16, swizzle = 128>, !tile.smem<2 x 64 x 64 x bf16, swizzle = 128> {perWarp} : <2, arrivals = 8>
+        scf.yield %b#0, %o : tensor<64xf32, #row>, tensor<64x512xf32, #acc>
+      }
+      tile.store %out, %r#1 : tensor<64x512x!tile.ptr<f32>, #acc>, tensor<64x512xf32, #acc>
+    }
+    return
+  }
+}
+
+// -----
+
+// Outside a ring: the row sums after a loop go through one slot with full
+// and empty barriers, each side counting its own runs for the phase.
+
+#own = #tile.mma<warpsPerCTA = [4, 1], version = 3, warpgroup = 2>
+#acc = #tile.mma<warpsPerCTA = [4, 2], version = 3>
+#row = #tile.slice<dim = 1, parent = #own>
+#arow = #tile.slice<dim = 1, parent = #acc>
+// CHECK-LABEL: func.func @after_loop
+// CHECK: %[[BUF:.*]] = tile.local_alloc -> <1 x 1 x 64 x f32>
+// CHECK: %[[FULL:.*]] = tile.mbarrier_alloc -> <1, arrivals = 128>
+// CHECK: %[[EMPTY:.*]] = tile.mbarrier_alloc -> <1, arrivals = 256>
+// CHECK: scf.if
+// CHECK: %[[RUNS:.*]] = tile.pipeline_base %[[FULL]], %{{.*}} to %{{.*}} step
+// CHECK: %[[PHASE:.*]] = arith.andi %[[RUNS]],
+// CHECK: %[[FREE:.*]] = arith.xori %[[PHASE]],
+// CHECK: tile.mbarrier_wait %[[EMPTY]][%{{.*}}], %[[FREE]]
+// CHECK-NEXT: tile.local_store %{{.*}}, %[[BUF]][%{{.*}}]
+// CHECK-NEXT: tile.mbarrier_arrive %[[FULL]][%{{.*}}] :
+// CHECK: } {tile.owner_warpgroup = 2 : i64}
+// CHECK: scf.if
+// CHECK: %[[RRUNS:.*]] = tile.pipeline_base %[[FULL]], %{{.*}} to %{{.*}} step
+// CHECK: %[[RPHASE:.*]] = arith.andi %[[RRUNS]],
+// CHECK: tile.mbarrier_wait %[[FULL]][%{{.*}}], %[[RPHASE]]
+// CHECK-NEXT: %[[SUMS:.*]] = tile.local_load %[[BUF]][%{{.*}}]
+// CHECK-NEXT: tile.mbarrier_arrive %[[EMPTY]][%{{.*}}] :
+// CHECK: tile.store %{{.*}}, %[[SUMS]]
+module attributes {tile.num_warps = 8 : i32, tile.score_warpgroup = true, tile.producer_warps = 4 : i32} {
+  func.func @after_loop(%s: tensor<64x64xf32, #own>, %out: tensor<64x!tile.ptr<f32>, #arow>) attributes {tile.kernel} {
+    %c2 = arith.constant 2 : i32
+    tile.warp_specialize {consumerRegisters = 240 : i32, producerRegisters = 24 : i32, producerWarps = 4 : i32} producer {
+    } consumer {
+      %wg = tile.warpgroup_id : i32
+      %owner = arith.cmpi eq, %wg, %c2 : i32
+      %l = scf.if %owner -> (tensor<64xf32, #row>) {
+        %sum = tile.reduce sum %s {axis = 1 : i32} : tensor<64x64xf32, #own> -> tensor<64xf32, #row>
+        scf.yield %sum : tensor<64xf32, #row>
+      } else {
+        %u = ub.poison : tensor<64xf32, #row>
+        scf.yield %u : tensor<64xf32, #row>
+      } {tile.owner_warpgroup = 2 : i64}
+      %la = tile.convert_layout %l : tensor<64xf32, #row> -> tensor<64xf32, #arow>
+      tile.store %out, %la : tensor<64x!tile.ptr<f32>, #arow>, tensor<64xf32, #arow>
+    }
+    return
+  }
+}
+
+// -----
+
+// The score role may read only what crosses: a tensor of the kernel's
+// warps computed in registers is not one.
+
+#own = #tile.mma<warpsPerCTA = [4, 1], version = 3, warpgroup = 2>
+#blk = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [8, 1]>
+module attributes {tile.num_warps = 8 : i32, tile.score_warpgroup = true, tile.producer_warps = 4 : i32} {
+  func.func @leak(%x: tensor<64x64x!tile.ptr<f32>, #blk>, %out: tensor<64x64x!tile.ptr<f32>, #own>) attributes {tile.kernel} {
+    %c2 = arith.constant 2 : i32
+    tile.warp_specialize {consumerRegisters = 240 : i32, producerRegisters = 24 : i32, producerWarps = 4 : i32} producer {
+    } consumer {
+      %loaded = tile.load %x : (tensor<64x64x!tile.ptr<f32>, #blk>) -> tensor<64x64xf32, #blk>
+      // expected-error @+1 {{reads a value of the other warp role}}
+      %moved = tile.convert_layout %loaded : tensor<64x64xf32, #blk> -> tensor<64x64xf32, #own>
+      %wg = tile.warpgroup_id : i32
+      %owner = arith.cmpi eq, %wg, %c2 : i32
+      scf.if %owner {
+        tile.store %out, %moved : tensor<64x64x!tile.ptr<f32>, #own>, tensor<64x64xf32, #own>
+      } {tile.owner_warpgroup = 2 : i64}
+    }
+    return
+  }
+}
+
+// -----
+
+// Without a producer warpgroup: everything after the kernel's buffers and
+// barriers goes into a tile.warp_specialize without producers (no
+// setmaxnreg of its own), and the roles set their registers at their start:
+// 384 threads enter with 168, the score role keeps 136 and the kernel's
+// warps take 184. The module's added warps are the score warpgroup.
+
+#own = #tile.mma<warpsPerCTA = [4, 1], version = 3, warpgroup = 2>
+#acc = #tile.mma<warpsPerCTA = [4, 2], version = 3>
+#row = #tile.slice<dim = 1, parent = #own>
+#arow = #tile.slice<dim = 1, parent = #acc>
+// CHECK: module attributes {{{.*}}tile.producer_warps = 4 : i32
+// CHECK-LABEL: func.func @no_producer
+// CHECK: tile.local_alloc -> <1 x 64 x 64 x bf16, swizzle = 128>
+// CHECK: tile.warp_specialize {consumerRegisters = 24 : i32, producerRegisters = 24 : i32, producerWarps = 0 : i32, scoreWarps = 4 : i32} producer {
+// CHECK-NEXT: } consumer {
+// CHECK: scf.if
+// CHECK-NEXT: tile.set_max_registers 136
+// CHECK-NOT: increase
+// CHECK: } {tile.owner_warpgroup = 2 : i64}
+// CHECK: scf.if
+// CHECK-NEXT: tile.set_max_registers 184 increase
+module attributes {tile.num_warps = 8 : i32, tile.score_warpgroup = true} {
+  func.func @no_producer(%s: tensor<64x64xf32, #own>, %out: tensor<64x!tile.ptr<f32>, #arow>) attributes {tile.kernel} {
+    %c2 = arith.constant 2 : i32
+    %unused = tile.local_alloc -> <1 x 64 x 64 x bf16, swizzle = 128>
+    %wg = tile.warpgroup_id : i32
+    %owner = arith.cmpi eq, %wg, %c2 : i32
+    %l = scf.if %owner -> (tensor<64xf32, #row>) {
+      %sum = tile.reduce sum %s {axis = 1 : i32} : tensor<64x64xf32, #own> -> tensor<64xf32, #row>
+      scf.yield %sum : tensor<64xf32, #row>
+    } else {
+      %u = ub.poison : tensor<64xf32, #row>
+      scf.yield %u : tensor<64xf32, #row>
+    } {tile.owner_warpgroup = 2 : i64}
+    %la = tile.convert_layout %l : tensor<64xf32, #row> -> tensor<64xf32, #arow>
+    tile.store %out, %la : tensor<64x!tile.ptr<f32>, #arow>, tensor<64xf32, #arow>
+    return
+  }
+}
