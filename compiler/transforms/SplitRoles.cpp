@@ -489,20 +489,23 @@ LogicalResult SplitRolesPass::addCrossings(Block &body, OpBuilder &above) {
     // follow that through the copy engine (nor a warp's arrival by its
     // first lane), and an arrival per reading thread and trip lets it
     // vouch for the slots. The wait never holds the score role back (the
-    // refill it waited for came later), but the two cost MLA 4-5 %
-    // (docs/design/PINGPONG.md section 11).
-    Operation *firstPlainStore = nullptr, *lastLoad = nullptr;
+    // refill it waited for came later); placed as below, the two cost MLA
+    // at H=128 0.3 % (docs/design/PINGPONG.md section 11).
+    Operation *firstPlainStore = nullptr;
+    SmallVector<Value> loaded;
     for (Operation &op : *block) {
       auto store = dyn_cast<LocalStoreOp>(op);
       if (store && roleTag(&op) == Role::Score && !firstPlainStore &&
           !store.getBuffer().getType().getSwizzle())
         firstPlainStore = &op;
-      if (isa<LocalLoadOp>(op) && roleTag(&op) == Role::Accumulate)
-        lastLoad = &op;
+      if (auto load = dyn_cast<LocalLoadOp>(op);
+          load && roleTag(&op) == Role::Accumulate &&
+          !llvm::is_contained(loaded, load.getBuffer()))
+        loaded.push_back(load.getBuffer());
     }
-    if (!firstPlainStore || !lastLoad)
+    if (!firstPlainStore || loaded.empty())
       continue;
-    Location loc = lastLoad->getLoc();
+    Location loc = firstPlainStore->getLoc();
     Value free;
     {
       OpBuilder::InsertionGuard guard(above);
@@ -510,11 +513,34 @@ LogicalResult SplitRolesPass::addCrossings(Block &body, OpBuilder &above) {
           above, loc, MBarrierType::get(ctx, ring.stages, accumulateThreads),
           IntegerAttr());
     }
-    OpBuilder afterLoad(lastLoad->getNextNode());
-    tag(MBarrierArriveOp::create(afterLoad, loc, free, ring.stage, Value(),
-                                 ValueRange(), /*perWarp=*/false),
+    // At the end of the trip, off the way to the trip's dots; naming the
+    // slots tells tile-place-dot-waits that no dot must finish first.
+    OpBuilder atEnd(block->getTerminator());
+    tag(MBarrierArriveOp::create(atEnd, loc, free, ring.stage, Value(), loaded,
+                                 /*perWarp=*/false),
         Role::Accumulate);
-    OpBuilder beforeStore(firstPlainStore);
+    // The score role waits where it waits anyway: behind the trip's last
+    // score dot, issued and not yet needed (right before the store, the
+    // wait's latency sat on the score role's path: 2 % of MLA at H=128).
+    Operation *waitPoint = firstPlainStore;
+    auto isScoreDot = [&](Operation *op) {
+      auto dot = dyn_cast<DotOp>(op);
+      return dot && isScoreValue(dot.getAcc());
+    };
+    for (Operation *op = firstPlainStore->getPrevNode(); op;
+         op = op->getPrevNode()) {
+      Operation *lastDot = isScoreDot(op) ? op : nullptr;
+      if (isScoreBranch(op)) // a run of the score role's ops, dots perhaps
+        op->walk([&](Operation *inner) {
+          if (isScoreDot(inner))
+            lastDot = inner;
+        });
+      if (lastDot) {
+        waitPoint = lastDot->getNextNode();
+        break;
+      }
+    }
+    OpBuilder beforeStore(waitPoint);
     Value previous = arith::XOrIOp::create(beforeStore, loc, ring.parity,
                                            i32(beforeStore, loc, 1));
     tag(MBarrierWaitOp::create(beforeStore, loc, free, ring.stage, previous),

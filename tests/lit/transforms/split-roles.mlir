@@ -8,9 +8,10 @@
 // accumulate role's copy waits for that signal, loads the row max, reads p
 // through a view of the rope box and releases the stage, now also for the
 // slot. The slot read with plain loads is also freed explicitly: the
-// accumulate role's threads arrive on a per-stage barrier after reading,
-// which the score role waits for (a trip's phase earlier) before writing.
-// Neither carries the other's loop values.
+// accumulate role's threads arrive on a per-stage barrier at the end of the
+// trip (naming the slot, so no dot must finish first), which the score role
+// waits for (a trip's phase earlier) right after issuing its dot, before
+// writing. Neither carries the other's loop values.
 
 #own = #tile.mma<warpsPerCTA = [4, 1], version = 3, warpgroup = 2>
 #acc = #tile.mma<warpsPerCTA = [4, 2], version = 3>
@@ -33,11 +34,11 @@
 // CHECK: scf.for {{.*}} iter_args(%[[M:.*]] = %{{.*}}) -> (tensor<64xf32, #tile.slice<dim = 1, parent = #tile.mma<warpsPerCTA = [4, 1], version = 3, warpgroup = 2>>>)
 // CHECK: tile.mbarrier_wait
 // CHECK: tile.dot
-// CHECK: tile.reduce max
-// CHECK-NOT: scf.if
-// CHECK: %[[EARLIER:.*]] = arith.xori
+// CHECK-NEXT: %[[EARLIER:.*]] = arith.xori
 // CHECK-NEXT: tile.mbarrier_wait %[[FREE]][%[[STAGE:.*]]], %[[EARLIER]]
-// CHECK-NEXT: tile.local_store %{{.*}}, %[[SLOT]][%[[STAGE]]] :
+// CHECK-NEXT: tile.reduce max
+// CHECK-NOT: scf.if
+// CHECK: tile.local_store %{{.*}}, %[[SLOT]][%[[STAGE]]] :
 // CHECK: %[[P:.*]] = arith.truncf
 // CHECK: tile.local_store %[[P]], %[[K]][%[[STAGE]]]
 // CHECK-NEXT: tile.mbarrier_arrive %[[SIGNAL]][%[[STAGE]]] :
@@ -49,11 +50,11 @@
 // CHECK-NOT: tile.reduce
 // CHECK: tile.mbarrier_wait %[[SIGNAL]][%[[ASTAGE:.*]]], %[[PARITY:.*]] :
 // CHECK-NEXT: tile.local_load %[[SLOT]][%[[ASTAGE]]]
-// CHECK-NEXT: tile.mbarrier_arrive %[[FREE]][%[[ASTAGE]]] :
 // CHECK: %[[PV:.*]] = tile.local_view %[[K]][%[[ASTAGE]]]
 // CHECK: tile.dot %[[PV]], %{{.*}}, %{{.*}} :
 // CHECK: tile.mbarrier_arrive %[[EMPTY]][%[[ASTAGE]]] releases %[[V]], %[[K]], %[[SLOT]]
-// CHECK: scf.yield
+// CHECK-NEXT: tile.mbarrier_arrive %[[FREE]][%[[ASTAGE]]] releases %[[SLOT]] :
+// CHECK-NEXT: scf.yield
 // CHECK-NOT: tile.owner_warpgroup
 module attributes {tile.num_warps = 8 : i32, tile.score_warpgroup = true, tile.producer_warps = 4 : i32} {
   func.func @ring(%n: i32, %q: tensor<64x64xbf16, #smem>, %out: tensor<64x512x!tile.ptr<f32>, #acc>) attributes {tile.kernel} {
