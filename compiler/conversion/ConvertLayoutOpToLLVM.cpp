@@ -3,7 +3,10 @@
 // Through shared memory: every thread writes the elements it holds at their
 // row-major position, then reads the elements the new layout gives it.
 // Replicated elements are written several times with the same value; a
-// tensor one warpgroup owns is written by that warpgroup only.
+// tensor one warpgroup owns is written by that warpgroup only. A small
+// tensor every thread already holds whole (a few rows' statistics, about to
+// be broadcast along the rows) is picked from the thread's own registers
+// instead: no shared memory, no barrier.
 //
 //===----------------------------------------------------------------------===//
 #include "tilemla/Conversion/Utility.h"
@@ -28,6 +31,30 @@ struct ConvertLayoutOpConversion : TargetPattern<ConvertLayoutOp> {
     // Named values, not a structured binding: the lambda below captures them.
     auto [laneValue, warpValue] = getLaneAndWarp(rewriter, loc);
     Value lane = laneValue, warp = warpValue;
+    Type resultType = getTypeConverter()->convertType(dstType);
+
+    if (SmallVector<unsigned> holder = getWholeTensorRegisters(srcType);
+        !holder.empty()) {
+      auto [dstBase, dstOffsets] =
+          emitLinearIndices(rewriter, loc, dstType, strides, lane, warp);
+      SmallVector<Value> results;
+      for (int64_t offset : dstOffsets) {
+        Value index = LLVM::AddOp::create(rewriter, loc, dstBase,
+                                          i32Constant(rewriter, loc, offset));
+        Value picked = values[holder.back()];
+        for (int64_t element = int64_t(holder.size()) - 2; element >= 0;
+             --element) {
+          Value isElement =
+              LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::eq,
+                                   index, i32Constant(rewriter, loc, element));
+          picked = LLVM::SelectOp::create(rewriter, loc, isElement,
+                                          values[holder[element]], picked);
+        }
+        results.push_back(picked);
+      }
+      rewriter.replaceOp(op, packStruct(rewriter, loc, resultType, results));
+      return success();
+    }
     Value shared = getExchangeScratch(rewriter, loc, op);
 
     if (!op->hasAttr(TileDialect::ScratchOrderedAttrHelper::getNameStr()))
@@ -44,9 +71,7 @@ struct ConvertLayoutOpConversion : TargetPattern<ConvertLayoutOp> {
         emitLinearIndices(rewriter, loc, dstType, strides, lane, warp);
     SmallVector<Value> results = loadSharedElements(
         rewriter, loc, shared, elemType, dstBase, dstOffsets);
-    rewriter.replaceOp(op, packStruct(rewriter, loc,
-                                      getTypeConverter()->convertType(dstType),
-                                      results));
+    rewriter.replaceOp(op, packStruct(rewriter, loc, resultType, results));
     return success();
   }
 };

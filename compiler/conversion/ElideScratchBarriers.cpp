@@ -56,7 +56,9 @@ unsigned stagedRegions(DotOp dot) {
 unsigned firstWrite(Operation *op, const Scratch &scratch) {
   if (isa<ReduceOp>(op))
     return getScratchBytes(op) ? scratch.reduceRegion : 0;
-  if (isa<ConvertLayoutOp, ScanOp, AtomicAddOp>(op))
+  if (auto convert = dyn_cast<ConvertLayoutOp>(op))
+    return convertsInRegisters(convert) ? 0 : scratch.reduceRegion;
+  if (isa<ScanOp, AtomicAddOp>(op))
     return scratch.reduceRegion;
   auto dot = dyn_cast<DotOp>(op);
   if (!dot || !isWarpgroupDot(op))

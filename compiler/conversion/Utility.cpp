@@ -313,6 +313,41 @@ SmallVector<int64_t> mlir::tile::getRowMajorStrides(ArrayRef<int64_t> shape) {
   return strides;
 }
 
+SmallVector<unsigned>
+mlir::tile::getWholeTensorRegisters(RankedTensorType type) {
+  const int64_t count = type.getNumElements();
+  if (!getLayout(type) || count > kMaxRegisterPickElements ||
+      getOwningWarpgroup(type) >= 0 || resolveLayout(type).warpgroup)
+    return {};
+  // No lane or warp moves a coordinate: every thread's base is the origin,
+  // and its registers' offsets are the coordinates themselves.
+  for (unsigned dim = 0; dim < type.getRank(); ++dim)
+    if (getDistinctLaneMask(type, dim) || getDistinctWarpCount(type, dim) != 1)
+      return {};
+  ArrayRef<int64_t> shape = type.getShape();
+  SmallVector<int64_t> strides = getRowMajorStrides(shape);
+  constexpr unsigned kNone = ~0u;
+  SmallVector<unsigned> holder(count, kNone);
+  for (auto [reg, offsets] : llvm::enumerate(getRegisterOffsets(type))) {
+    int64_t linear = 0;
+    bool inside = true;
+    for (auto [offset, size, stride] : llvm::zip(offsets, shape, strides)) {
+      inside &= offset >= 0 && offset < size;
+      linear += offset * stride;
+    }
+    if (inside && holder[linear] == kNone)
+      holder[linear] = reg;
+  }
+  if (llvm::is_contained(holder, kNone))
+    return {};
+  return holder;
+}
+
+bool mlir::tile::convertsInRegisters(ConvertLayoutOp op) {
+  return getLayout(op.getType()) &&
+         !getWholeTensorRegisters(op.getSrc().getType()).empty();
+}
+
 std::pair<Value, SmallVector<int64_t>>
 mlir::tile::emitLinearIndices(OpBuilder &builder, Location loc,
                               RankedTensorType type, ArrayRef<int64_t> strides,
@@ -366,7 +401,9 @@ Value mlir::tile::getExchangeScratch(OpBuilder &builder, Location loc,
 }
 
 bool mlir::tile::usesExchangeScratch(Operation *op) {
-  return isa<ReduceOp, ScanOp, ConvertLayoutOp, AtomicAddOp>(op);
+  if (auto convert = dyn_cast<ConvertLayoutOp>(op))
+    return !convertsInRegisters(convert);
+  return isa<ReduceOp, ScanOp, AtomicAddOp>(op);
 }
 
 Value mlir::tile::emitCombine(OpBuilder &builder, Location loc, ReduceKind kind,
@@ -413,7 +450,10 @@ unsigned mlir::tile::getScratchBytes(Operation *op) {
   };
   // A layout conversion passes every element through; a scan combines
   // them in place.
-  if (isa<ConvertLayoutOp, ScanOp>(op))
+  if (auto convert = dyn_cast<ConvertLayoutOp>(op))
+    return convertsInRegisters(convert) ? 0
+                                        : bytesOf(convert.getSrc().getType());
+  if (isa<ScanOp>(op))
     return bytesOf(op->getOperand(0).getType());
   if (isa<AtomicAddOp>(op)) // the old value, to every thread
     return 4;

@@ -123,6 +123,17 @@ Value emitWarpIndexAlong(OpBuilder &builder, Location loc,
 /// memory by every copy would be a race of equal values.
 Value emitIsFirstHolder(OpBuilder &builder, Location loc, RankedTensorType type,
                         Value lane, Value warp);
+/// Most elements a layout conversion picks from a thread's own registers
+/// (a select chain per destination register) instead of shared memory.
+constexpr int64_t kMaxRegisterPickElements = 16;
+/// For a small tensor that every thread holds whole (one smaller than its
+/// layout's first thread's share: a few rows' statistics), the register
+/// holding each row-major element; empty otherwise, and for owned and
+/// wgmma-accumulator layouts.
+SmallVector<unsigned> getWholeTensorRegisters(RankedTensorType type);
+/// Whether `op` moves its tensor without shared memory: every thread
+/// already holds all of it and picks what the new layout gives it.
+bool convertsInRegisters(ConvertLayoutOp op);
 /// Row-major linear index of each register's element: base + offsets[r].
 std::pair<Value, SmallVector<int64_t>>
 emitLinearIndices(OpBuilder &builder, Location loc, RankedTensorType type,
