@@ -112,7 +112,10 @@ TritonMLAImpl::LaunchShape TritonMLAImpl::launchShape(int64_t batch,
   // their request done by stage 1 and only read its slot count, but
   // launching them still costs (H=64 B=128 L=4096 on the H200: 11.6 us for
   // 8,192 programs, 4.3-5.3 us for 2,048 of 4 heads each): several heads
-  // per program, while enough programs remain to spread the merges.
+  // per program, while enough programs remain to spread the merges. A
+  // program of several heads also merges without exchanging anything
+  // between its threads: at 4 programs per SM rather than 8, H=64 B=32
+  // L=4096 took 4 % less (7 % ragged) and H=16 B=128 2 %, the rest the same.
   if (scheduled)
     while (shape.stage2Heads < kMaxStage2Heads &&
            batch * cdiv(heads, 2 * shape.stage2Heads) *

@@ -321,11 +321,11 @@ TEST_F(MlaGpuTest, TmaStreamsContiguousPages) {
       runs.push_back(scheduledFew);
     }
   }
-  // 50 SMs: stage 2 merges 4 heads per program (2 with the H200's 132, 8
-  // with 3 SMs above).
-  Tuning fewerSMs;
-  fewerSMs.numSMs = 50;
-  runs.push_back({wide, SP::Auto, mla::LseDType::F32, fewerSMs});
+  // Planned for 200 SMs: stage 2 merges 2 heads per program (4 with the
+  // H200's 132, 8 with 3 SMs above).
+  Tuning moreSMs;
+  moreSMs.numSMs = 200;
+  runs.push_back({wide, SP::Auto, mla::LseDType::F32, moreSMs});
   family("TMA: H 64/128 x pages 64/128 x policies, with and without a "
          "producer warpgroup, persistent or not",
          runs);

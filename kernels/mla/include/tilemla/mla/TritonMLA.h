@@ -334,7 +334,7 @@ public:
   /// After a device schedule, stage 2 takes up to kMaxStage2Heads heads per
   /// program while that leaves kStage2ProgramsPerSM programs per SM.
   static constexpr int64_t kMaxStage2Heads = 8;
-  static constexpr int64_t kStage2ProgramsPerSM = 8;
+  static constexpr int64_t kStage2ProgramsPerSM = 4;
   /// BatchInvariant: the workspace its pieces may fill (see
   /// batchInvariantChunks), stage 2's column block (fixed: it decides which
   /// threads sum which pieces), and the chunk of 64-head programs and of
