@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "SplitRoles.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
@@ -25,7 +26,7 @@ struct Ring {
   MBarrierArriveOp release; // null: the loop refills stages itself
   SmallVector<Value> buffers;
   int64_t stages = 0;
-  Value signal; // the per-stage "the score role wrote this trip" barriers
+  bool crossed = false; // some value of the score role crosses in a trip
 };
 
 /// The ring of a loop `body`: a release of a stage and the wait for it
@@ -116,6 +117,57 @@ void emitHandover(OpBuilder &b, Location loc, const Slot &slot, Role sender,
   Value readParity = phaseParity(b, loc, slot.full, receiver);
   tagged(MBarrierWaitOp::create(b, loc, slot.full, zero, readParity), receiver);
   read(b);
+}
+
+/// Where the score role writes `sent` for the other role: right after it
+/// is computed (inside the score role's branch that computes it, not after
+/// the rest of the branch), so that the receiver can start on it while the
+/// score role goes on. `fallback` (the crossing) where that is not in the
+/// trip's `block` or precedes the trip's `stage`.
+OpBuilder earliestWrite(Value sent, Operation *fallback, Block *block,
+                        Value stage, const RoleOwners &owners) {
+  Operation *def = sent.getDefiningOp();
+  if (!def || def->getBlock() != block)
+    return OpBuilder(fallback);
+  if (Operation *stageDef = stage.getDefiningOp();
+      stageDef && stageDef->getBlock() == block &&
+      !stageDef->isBeforeInBlock(def))
+    return OpBuilder(fallback);
+  if (auto branch = dyn_cast<scf::IfOp>(def);
+      branch && owners.isScoreBranch(def)) {
+    unsigned index = cast<OpResult>(sent).getResultNumber();
+    Value yielded = branch.thenYield().getOperand(index);
+    Operation *inner = yielded.getDefiningOp();
+    if (inner && inner->getBlock() == branch.thenBlock())
+      return OpBuilder(inner->getBlock(), std::next(inner->getIterator()));
+  }
+  return OpBuilder(def->getBlock(), std::next(def->getIterator()));
+}
+
+/// The score role's last dot before `op` in program order, searching out to
+/// `block` (into the score role's branches on the way), or null.
+Operation *lastScoreDotBefore(Operation *op, Block *block,
+                              const RoleOwners &owners) {
+  auto isScoreDot = [&](Operation *candidate) {
+    auto dot = dyn_cast<DotOp>(candidate);
+    return dot && owners.isScoreValue(dot.getAcc());
+  };
+  for (Operation *at = op; at; at = at->getParentOp()) {
+    for (Operation *prev = at->getPrevNode(); prev;
+         prev = prev->getPrevNode()) {
+      Operation *lastDot = isScoreDot(prev) ? prev : nullptr;
+      if (owners.isScoreBranch(prev))
+        prev->walk([&](Operation *inner) {
+          if (isScoreDot(inner))
+            lastDot = inner;
+        });
+      if (lastDot)
+        return lastDot;
+    }
+    if (at->getBlock() == block)
+      break;
+  }
+  return nullptr;
 }
 } // namespace
 
@@ -257,10 +309,17 @@ LogicalResult mlir::tile::split_roles::addCrossings(Block &body,
       continue;
     }
 
-    // Inside a ring: the slot is the trip's stage.
-    if (!ring->signal) {
+    // Inside a ring: the slot is the trip's stage, with a per-stage signal
+    // of its own (the score role's threads arrive once they wrote it).
+    if (ring->release && ring->release->isBeforeInBlock(op))
+      return block->getParentOp()->emitOpError(
+          "releases its stage before the accumulate role received the score "
+          "role's values of the trip");
+    ring->crossed = true;
+    Value signal;
+    {
       OpBuilder::InsertionGuard guard(above);
-      ring->signal = MBarrierAllocOp::create(
+      signal = MBarrierAllocOp::create(
           above, loc, MBarrierType::get(ctx, ring->stages, scoreThreads),
           IntegerAttr());
     }
@@ -313,7 +372,14 @@ LogicalResult mlir::tile::split_roles::addCrossings(Block &body,
       if (ring->release)
         ring->release.getReleasesMutable().append(buffer);
     }
-    tag(LocalStoreOp::create(b, loc, sent, buffer, ring->stage), Role::Score);
+    OpBuilder write = earliestWrite(sent, op, block, ring->stage, owners);
+    tag(LocalStoreOp::create(write, loc, sent, buffer, ring->stage),
+        Role::Score);
+    tag(MBarrierArriveOp::create(write, loc, signal, ring->stage, Value(),
+                                 ValueRange(), /*perWarp=*/false),
+        Role::Score);
+    tag(MBarrierWaitOp::create(b, loc, signal, ring->stage, ring->parity),
+        Role::Accumulate);
     Value received;
     if (dot) {
       received =
@@ -332,36 +398,9 @@ LogicalResult mlir::tile::split_roles::addCrossings(Block &body,
     }
   }
 
-  // One signal per trip: the score role arrives after its last write, the
-  // accumulate role waits before its first read.
   for (auto &[block, ring] : rings) {
-    if (!ring.signal)
+    if (!ring.crossed)
       continue;
-    Operation *lastStore = nullptr, *firstRead = nullptr;
-    for (Operation &op : *block) {
-      if (isa<LocalStoreOp>(op) && roleTag(&op) == Role::Score)
-        lastStore = &op;
-      bool reads =
-          (isa<LocalLoadOp>(op) && roleTag(&op) == Role::Accumulate) ||
-          (isa<DotOp>(op) && !owners.isScoreValue(cast<DotOp>(op).getAcc()));
-      if (reads && !firstRead)
-        firstRead = &op;
-    }
-    if (!lastStore || !firstRead ||
-        (ring.release && ring.release->isBeforeInBlock(firstRead)))
-      return block->getParentOp()->emitOpError(
-          "releases its stage before the accumulate role received the score "
-          "role's values of the trip");
-    OpBuilder after(lastStore->getNextNode());
-    tag(MBarrierArriveOp::create(after, lastStore->getLoc(), ring.signal,
-                                 ring.stage, Value(), ValueRange(),
-                                 /*perWarp=*/false),
-        Role::Score);
-    OpBuilder before(firstRead);
-    tag(MBarrierWaitOp::create(before, lastStore->getLoc(), ring.signal,
-                               ring.stage, ring.parity),
-        Role::Accumulate);
-
     // Slots read with plain loads are also freed explicitly: the ring
     // orders their reuse too (through the refill), but racecheck cannot
     // follow that through the copy engine (nor a warp's arrival by its
@@ -372,10 +411,11 @@ LogicalResult mlir::tile::split_roles::addCrossings(Block &body,
     Operation *firstPlainStore = nullptr;
     SmallVector<Value> loaded;
     for (Operation &op : *block) {
-      auto store = dyn_cast<LocalStoreOp>(op);
-      if (store && roleTag(&op) == Role::Score && !firstPlainStore &&
-          !store.getBuffer().getType().getSwizzle())
-        firstPlainStore = &op;
+      op.walk([&](LocalStoreOp store) { // in program order: stores are leaves
+        if (roleTag(store) == Role::Score && !firstPlainStore &&
+            !store.getBuffer().getType().getSwizzle())
+          firstPlainStore = store;
+      });
       if (auto load = dyn_cast<LocalLoadOp>(op);
           load && roleTag(&op) == Role::Accumulate &&
           !llvm::is_contained(loaded, load.getBuffer()))
@@ -400,25 +440,8 @@ LogicalResult mlir::tile::split_roles::addCrossings(Block &body,
     // The score role waits where it waits anyway: behind the trip's last
     // score dot, issued and not yet needed (right before the store, the
     // wait's latency sat on the score role's path: 2 % of MLA at H=128).
-    Operation *waitPoint = firstPlainStore;
-    auto isScoreDot = [&](Operation *op) {
-      auto dot = dyn_cast<DotOp>(op);
-      return dot && owners.isScoreValue(dot.getAcc());
-    };
-    for (Operation *op = firstPlainStore->getPrevNode(); op;
-         op = op->getPrevNode()) {
-      Operation *lastDot = isScoreDot(op) ? op : nullptr;
-      if (owners.isScoreBranch(
-              op)) // a run of the score role's ops, dots perhaps
-        op->walk([&](Operation *inner) {
-          if (isScoreDot(inner))
-            lastDot = inner;
-        });
-      if (lastDot) {
-        waitPoint = lastDot->getNextNode();
-        break;
-      }
-    }
+    Operation *lastDot = lastScoreDotBefore(firstPlainStore, block, owners);
+    Operation *waitPoint = lastDot ? lastDot->getNextNode() : firstPlainStore;
     OpBuilder beforeStore(waitPoint);
     Value previous = arith::XOrIOp::create(beforeStore, loc, ring.parity,
                                            i32(beforeStore, loc, 1));

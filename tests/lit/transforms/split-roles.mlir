@@ -3,11 +3,12 @@
 // A trip of a TMA ring in the consumer region: warpgroup 2 (past the 8
 // warps) computes scores and their row max; the 8 warps rescale by it and
 // accumulate p . v. The score role's copy keeps the branch's ops inline and
-// writes the row max into a per-stage slot and p into the ring buffer only
-// its dot read (the rope box), then arrives on the per-stage signal; the
-// accumulate role's copy waits for that signal, loads the row max, reads p
-// through a view of the rope box and releases the stage, now also for the
-// slot. The slot read with plain loads is also freed explicitly: the
+// writes the row max into a per-stage slot as soon as it has it (inside the
+// branch, before p), and p into the ring buffer only its dot read (the rope
+// box), arriving after each on a per-stage signal of its own; the
+// accumulate role's copy waits for the row max's signal, loads it and
+// rescales, then waits for p's and reads it through a view of the rope box,
+// and releases the stage, now also for the slot. The slot read with plain loads is also freed explicitly: the
 // accumulate role's threads arrive on a per-stage barrier at the end of the
 // trip (naming the slot, so no dot must finish first), which the score role
 // waits for (a trip's phase earlier) right after issuing its dot, before
@@ -24,6 +25,7 @@
 // CHECK: %[[EMPTY:.*]] = tile.mbarrier_alloc -> <2, arrivals = 8>
 // CHECK: %[[SIGNAL:.*]] = tile.mbarrier_alloc -> <2, arrivals = 128>
 // CHECK: %[[SLOT:.*]] = tile.local_alloc -> <2 x 1 x 64 x f32>
+// CHECK: %[[PSIGNAL:.*]] = tile.mbarrier_alloc -> <2, arrivals = 128>
 // CHECK: %[[FREE:.*]] = tile.mbarrier_alloc -> <2, arrivals = 256>
 // CHECK: tile.warp_specialize {consumerRegisters = 160 : i32, producerRegisters = 24 : i32, producerWarps = 4 : i32, scoreWarps = 4 : i32}
 // CHECK: } consumer {
@@ -37,11 +39,14 @@
 // CHECK-NEXT: %[[EARLIER:.*]] = arith.xori
 // CHECK-NEXT: tile.mbarrier_wait %[[FREE]][%[[STAGE:.*]]], %[[EARLIER]]
 // CHECK-NEXT: tile.reduce max
+// CHECK-NEXT: %[[MAX:.*]] = arith.maximumf
+// CHECK-NEXT: tile.local_store %[[MAX]], %[[SLOT]][%[[STAGE]]] :
+// CHECK-NEXT: tile.mbarrier_arrive %[[SIGNAL]][%[[STAGE]]] :
+// CHECK-NEXT: math.exp2
 // CHECK-NOT: scf.if
-// CHECK: tile.local_store %{{.*}}, %[[SLOT]][%[[STAGE]]] :
 // CHECK: %[[P:.*]] = arith.truncf
 // CHECK: tile.local_store %[[P]], %[[K]][%[[STAGE]]]
-// CHECK-NEXT: tile.mbarrier_arrive %[[SIGNAL]][%[[STAGE]]] :
+// CHECK-NEXT: tile.mbarrier_arrive %[[PSIGNAL]][%[[STAGE]]] :
 // CHECK-NOT: tile.mbarrier_arrive %[[EMPTY]]
 // CHECK: scf.yield
 // CHECK: } {tile.owner_warpgroup = 2 : i64}
@@ -50,7 +55,9 @@
 // CHECK-NOT: tile.reduce
 // CHECK: tile.mbarrier_wait %[[SIGNAL]][%[[ASTAGE:.*]]], %[[PARITY:.*]] :
 // CHECK-NEXT: tile.local_load %[[SLOT]][%[[ASTAGE]]]
-// CHECK: %[[PV:.*]] = tile.local_view %[[K]][%[[ASTAGE]]]
+// CHECK: arith.mulf
+// CHECK-NEXT: tile.mbarrier_wait %[[PSIGNAL]][%[[ASTAGE]]], %[[PARITY]] :
+// CHECK-NEXT: %[[PV:.*]] = tile.local_view %[[K]][%[[ASTAGE]]]
 // CHECK: tile.dot %[[PV]], %{{.*}}, %{{.*}} :
 // CHECK: tile.mbarrier_arrive %[[EMPTY]][%[[ASTAGE]]] releases %[[V]], %[[K]], %[[SLOT]]
 // CHECK-NEXT: tile.mbarrier_arrive %[[FREE]][%[[ASTAGE]]] releases %[[SLOT]] :
