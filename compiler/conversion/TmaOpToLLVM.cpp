@@ -2,13 +2,14 @@
 //
 // A `!tile.tensordesc` is the address of its by-value kernel parameter
 // (`kTensorDescBytes` bytes: the tensor map, then base, rows, cols and row
-// stride). One thread initializes the mbarriers, announces each stage's
-// bytes and issues the TMA copies, one per swizzle panel of the box: thread
-// 0, or after a warp split the producers' first thread. Every thread waits
-// on the barrier's phase parity itself, so a landed stage needs no CTA
-// barrier unless rows are zeroed; tile.mbarrier_arrive counts the threads
-// or warps that release a stage to its next writer; tile.pipeline_base
-// carries a ring's trip count from one entry of its loop to the next.
+// stride). One thread initializes the mbarriers (thread 0, or after a warp
+// split the producers' first thread); one lane of that thread's warp,
+// elected, announces each stage's bytes and issues the TMA copies, one per
+// swizzle panel of the box. Every thread waits on the barrier's phase
+// parity itself, so a landed stage needs no CTA barrier unless rows are
+// zeroed; tile.mbarrier_arrive counts the threads or warps that release a
+// stage to its next writer; tile.pipeline_base carries a ring's trip count
+// from one entry of its loop to the next.
 //
 //===----------------------------------------------------------------------===//
 #include "tilemla/Conversion/Utility.h"
@@ -96,29 +97,46 @@ struct TmaCopyOpConversion : OpConversionPattern<TmaCopyOp> {
     int64_t panelBytes = type.getRows() * type.getSwizzle();
     int64_t panels = type.getCols() / panelCols;
 
-    Value issuer = LLVM::AndOp::create(rewriter, loc, adaptor.getPred(),
-                                       isPartitionLeader(rewriter, loc));
     Value barrier =
         barrierAt(rewriter, loc, adaptor.getBarriers(), adaptor.getStage());
-    NVVM::MBarrierArriveExpectTxOp::create(
-        rewriter, loc, Type(), barrier,
-        i32Constant(rewriter, loc, panels * panelBytes),
-        NVVM::MemScopeKind::CTA, /*relaxed=*/false, issuer);
     Value stage = stageBase(rewriter, loc, adaptor.getBuffer(), type,
                             adaptor.getStage(), type.getElementType());
+    // The partition's first warp (its index made warp-uniform, so the
+    // branch on it does not diverge) elects one lane, and the copies are
+    // predicated on the election: ptxas then issues them back to back.
+    // Predicated on the first thread instead, each copy became a loop over
+    // the active lanes in every warp (about 65 cycles per copy on the
+    // refilling warp's path; docs/design/PINGPONG.md section 14).
+    auto [split, inProducer] = getWarpPartition(rewriter.getInsertionBlock());
+    int64_t firstWarp =
+        (split ? getPartitionThreads(split, inProducer).first : 0) / kWarpSize;
+    Value inFirstWarp =
+        LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::eq,
+                             getUniformWarpIndex(rewriter, loc),
+                             i32Constant(rewriter, loc, firstWarp));
+    OpBuilder b = scf::IfOp::create(rewriter, loc, inFirstWarp,
+                                    /*withElse=*/false)
+                      .getThenBodyBuilder();
+    Value elected = NVVM::ElectSyncOp::create(b, loc, b.getI1Type(),
+                                              /*membermask=*/Value());
+    // A predicate, not a branch of their own: the predicated forms take
+    // the stage's shared::cta address, where the intrinsic wants a
+    // shared::cluster one (two conversions through a generic address).
+    Value issues = LLVM::AndOp::create(b, loc, elected, adaptor.getPred());
+    NVVM::MBarrierArriveExpectTxOp::create(
+        b, loc, Type(), barrier, i32Constant(b, loc, panels * panelBytes),
+        NVVM::MemScopeKind::CTA, /*relaxed=*/false, issues);
     for (int64_t panel = 0; panel < panels; ++panel) {
       Value dst = LLVM::GEPOp::create(
-          rewriter, loc, stage.getType(), rewriter.getI8Type(), stage,
+          b, loc, stage.getType(), b.getI8Type(), stage,
           ArrayRef<LLVM::GEPArg>{int32_t(panel * panelBytes)});
-      Value col =
-          LLVM::AddOp::create(rewriter, loc, adaptor.getCol(),
-                              i32Constant(rewriter, loc, panel * panelCols));
+      Value col = LLVM::AddOp::create(b, loc, adaptor.getCol(),
+                                      i32Constant(b, loc, panel * panelCols));
       // Coordinates innermost first: column, then row.
       NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-          rewriter, loc, dst, adaptor.getDesc(),
-          ValueRange{col, adaptor.getRow()}, barrier, ValueRange{}, Value(),
-          Value(), NVVM::TMALoadMode::TILE, /*isCTAOnly=*/false,
-          NVVM::CTAGroupKindAttr(), issuer);
+          b, loc, dst, adaptor.getDesc(), ValueRange{col, adaptor.getRow()},
+          barrier, ValueRange{}, Value(), Value(), NVVM::TMALoadMode::TILE,
+          /*isCTAOnly=*/false, NVVM::CTAGroupKindAttr(), issues);
     }
     rewriter.eraseOp(op);
     return success();

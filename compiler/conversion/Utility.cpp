@@ -85,6 +85,15 @@ std::pair<Value, Value> mlir::tile::getLaneAndWarp(OpBuilder &builder,
   return {lane, warp};
 }
 
+Value mlir::tile::getUniformWarpIndex(OpBuilder &builder, Location loc) {
+  Type i32 = builder.getI32Type();
+  Value warp = getLaneAndWarp(builder, loc).second;
+  return NVVM::ShflOp::create(builder, loc, i32, i32Constant(builder, loc, -1),
+                              warp, i32Constant(builder, loc, 0),
+                              i32Constant(builder, loc, kWarpSize - 1),
+                              NVVM::ShflKind::idx, UnitAttr());
+}
+
 int64_t mlir::tile::getProgramWarps(Operation *op) {
   auto module =
       isa<ModuleOp>(op) ? cast<ModuleOp>(op) : op->getParentOfType<ModuleOp>();

@@ -3,15 +3,19 @@
 // A stage ring between 4 producer warps (TMA) and the program's 8 consumer
 // warps: the kernel is sized for 384 threads; consumers (threads 0..255)
 // raise their registers and meet at named barrier 1 over 256 threads;
-// producers (threads 256..383) lower theirs, and their first thread (256)
-// announces the bytes and issues the copies. The mbarriers are set up by
-// every thread before the split (barrier 0).
+// producers (threads 256..383) lower theirs, and one elected lane of their
+// first warp (warp 8, its index read from lane 0 so that the branch does
+// not diverge) announces the bytes and issues the copies. The mbarriers are
+// set up by every thread before the split (barrier 0).
 
 // CHECK-LABEL: llvm.func @ring
 // CHECK-SAME: nvvm.kernel
 // CHECK-SAME: nvvm.maxntid = array<i32: 384, 1, 1>
 // CHECK-DAG: %[[C256:.*]] = llvm.mlir.constant(256 : i32) : i32
 // CHECK-DAG: %[[C1:.*]] = llvm.mlir.constant(1 : i32) : i32
+// CHECK-DAG: %[[C0:.*]] = llvm.mlir.constant(0 : i32) : i32
+// CHECK-DAG: %[[C5:.*]] = llvm.mlir.constant(5 : i32) : i32
+// CHECK-DAG: %[[C8:.*]] = llvm.mlir.constant(8 : i32) : i32
 // CHECK: nvvm.barrier0
 // CHECK: %[[TID:.*]] = nvvm.read.ptx.sreg.tid.x : i32
 // CHECK: mbarrier.init
@@ -28,9 +32,15 @@
 // CHECK: ^[[P]]:
 // CHECK-NEXT: nvvm.setmaxregister decrease 40
 // CHECK: mbarrier.try_wait.parity
-// CHECK: %[[LEADER:.*]] = llvm.icmp "eq" %[[TID]], %[[C256]] : i32
-// CHECK: mbarrier.arrive.expect_tx
-// CHECK: cp.async.bulk.tensor
+// CHECK: %[[WARP:.*]] = llvm.lshr %[[TID]], %[[C5]] : i32
+// CHECK: %[[UNIFORM:.*]] = nvvm.shfl.sync idx %{{.*}}, %[[WARP]], %[[C0]], %{{.*}} : i32 -> i32
+// CHECK: %[[FIRST:.*]] = llvm.icmp "eq" %[[UNIFORM]], %[[C8]] : i32
+// CHECK: llvm.cond_br %[[FIRST]], ^[[ISSUE:.*]], ^
+// CHECK: ^[[ISSUE]]:
+// CHECK-NEXT: %[[ELECTED:.*]] = nvvm.elect.sync -> i1
+// CHECK-NEXT: %[[ISSUES:.*]] = llvm.and %[[ELECTED]], %{{.*}} : i1
+// CHECK: mbarrier.arrive.expect_tx{{.*}} %[[ISSUES]]
+// CHECK: cp.async.bulk.tensor{{.*}} %[[ISSUES]]
 // CHECK-NOT: nvvm.barrier0
 // CHECK: llvm.return
 module attributes {tile.num_warps = 8 : i32} {

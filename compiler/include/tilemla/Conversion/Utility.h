@@ -58,6 +58,9 @@ Value scalarConstant(OpBuilder &builder, Location loc, Type type,
                      Attribute value);
 /// Lane and warp index of the executing thread.
 std::pair<Value, Value> getLaneAndWarp(OpBuilder &builder, Location loc);
+/// The executing thread's warp index, read from lane 0 so that ptxas knows
+/// it is the same in every lane (a branch on it does not diverge).
+Value getUniformWarpIndex(OpBuilder &builder, Location loc);
 
 /// The threads one side of a tile.warp_specialize runs on:
 /// [first, first + threads). Consumers are the program's tile.num_warps
