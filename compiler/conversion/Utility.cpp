@@ -2,6 +2,8 @@
 #include "tilemla/Conversion/Utility.h"
 
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 #include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
@@ -85,13 +87,34 @@ std::pair<Value, Value> mlir::tile::getLaneAndWarp(OpBuilder &builder,
   return {lane, warp};
 }
 
-Value mlir::tile::getUniformWarpIndex(OpBuilder &builder, Location loc) {
+/// tid / 32 read from lane 0.
+static Value shuffleWarpIndex(OpBuilder &builder, Location loc) {
   Type i32 = builder.getI32Type();
   Value warp = getLaneAndWarp(builder, loc).second;
   return NVVM::ShflOp::create(builder, loc, i32, i32Constant(builder, loc, -1),
                               warp, i32Constant(builder, loc, 0),
                               i32Constant(builder, loc, kWarpSize - 1),
                               NVVM::ShflKind::idx, UnitAttr());
+}
+
+Value mlir::tile::getUniformWarpIndex(OpBuilder &builder, Location loc) {
+  // Made before the outermost loop around the insertion point (inside the
+  // same warp partition): a shuffle in a loop is neither hoisted nor merged
+  // (it is convergent), so its latency would sit in every trip. Not in a
+  // producer partition, whose few registers it would take for its whole
+  // loop (MLA's unspecialized producer spilled 32 bytes).
+  OpBuilder::InsertionGuard guard(builder);
+  if (getWarpPartition(builder.getInsertionBlock()).second)
+    return shuffleWarpIndex(builder, loc);
+  Operation *outermostLoop = nullptr;
+  for (Operation *parent = builder.getInsertionBlock()->getParentOp();
+       parent && !isa<WarpSpecializeOp, FunctionOpInterface>(parent);
+       parent = parent->getParentOp())
+    if (isa<LoopLikeOpInterface>(parent))
+      outermostLoop = parent;
+  if (outermostLoop)
+    builder.setInsertionPoint(outermostLoop);
+  return shuffleWarpIndex(builder, loc);
 }
 
 int64_t mlir::tile::getProgramWarps(Operation *op) {
