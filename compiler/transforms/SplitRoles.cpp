@@ -17,13 +17,15 @@
 //    tile.local_store and handed over.
 // In a pipelined loop (one that waits for a TMA stage ring: behind a
 // producer, which the accumulate role releases stages to, or refilling
-// them itself), a trip's values go to slots indexed by the ring's stage and
-// the score role's threads arrive on a per-stage mbarrier after their last
-// write of the trip. The ring orders reuse: the score role writes stage s
-// again only after it was refilled, which follows the accumulate role's
-// reads. A dot operand goes into a ring buffer of its shape that only the
-// score role read, once its dots have read it; slots read with plain loads
-// are also freed by a per-stage mbarrier, so that racecheck can follow.
+// them itself), a trip's values go to slots indexed by the ring's stage,
+// each written as soon as the score role has it, and the score role's
+// threads arrive on that crossing's own per-stage mbarrier after writing
+// it (the other role waits for each just before reading it). The ring
+// orders reuse: the score role writes stage s again only after it was
+// refilled, which follows the accumulate role's reads. A dot operand goes
+// into a ring buffer of its shape that only the score role read, once its
+// dots have read it; slots read with plain loads are also freed by a
+// per-stage mbarrier, so that racecheck can follow.
 // Elsewhere a crossing has one slot and a full / empty pair of mbarriers,
 // their phases counted per thread (tile.pipeline_base over one trip). A
 // kernel without a producer warpgroup gets a tile.warp_specialize without

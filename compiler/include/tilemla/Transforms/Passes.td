@@ -201,8 +201,9 @@ def TileSplitRoles : Pass<"tile-split-roles", "mlir::ModuleOp"> {
     wrote; a buffer the kernel's warps fill (`tile.local_alloc` of a tensor)
     for the score role's dots is made once above the split, written with
     `tile.local_store` and handed over. In a pipelined loop the crossings
-    of a trip use slots indexed by the ring's stage and one per-stage
-    mbarrier the score role's threads arrive on after their last write; a
+    of a trip use slots indexed by the ring's stage, each written as soon
+    as the score role has it and signalled by its own per-stage mbarrier,
+    which the other role waits for just before reading it; a
     dot operand reuses a ring buffer of its shape only the score role read
     (in the dots it is computed from); the ring's release orders reuse.
     Elsewhere each crossing has one slot and full / empty mbarriers with
