@@ -26,7 +26,6 @@ struct Ring {
   MBarrierArriveOp release; // null: the loop refills stages itself
   SmallVector<Value> buffers;
   int64_t stages = 0;
-  bool crossed = false; // some value of the score role crosses in a trip
 };
 
 /// The ring of a loop `body`: a release of a stage and the wait for it
@@ -315,7 +314,6 @@ LogicalResult mlir::tile::split_roles::addCrossings(Block &body,
       return block->getParentOp()->emitOpError(
           "releases its stage before the accumulate role received the score "
           "role's values of the trip");
-    ring->crossed = true;
     Value signal;
     {
       OpBuilder::InsertionGuard guard(above);
@@ -399,8 +397,6 @@ LogicalResult mlir::tile::split_roles::addCrossings(Block &body,
   }
 
   for (auto &[block, ring] : rings) {
-    if (!ring.crossed)
-      continue;
     // Slots read with plain loads are also freed explicitly: the ring
     // orders their reuse too (through the refill), but racecheck cannot
     // follow that through the copy engine (nor a warp's arrival by its
