@@ -112,6 +112,8 @@ const AttrRule kOperationAttrRules[] = {
      "a boolean", isBool},
     {TileDialect::ScoreWarpgroupAttrHelper::getNameStr(), "the module",
      isModule, "a boolean", isBool},
+    {TileDialect::SeesawAttrHelper::getNameStr(), "the module", isModule,
+     "a boolean", isBool},
     {TileDialect::ProducerWarpsAttrHelper::getNameStr(), "the module", isModule,
      "a positive integer", isPositiveInt},
     {TileDialect::SharedAttrHelper::getNameStr(), "the module", isModule,

@@ -56,6 +56,7 @@ void buildTileGPUPipeline(OpPassManager &pm, unsigned numWarps,
   pm.addPass(tile::createTileWarpSpecialize());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  pm.addPass(tile::createTileSeesawPairs());
   pm.addPass(tile::createTilePredicateWarpgroups());
   pm.addPass(tile::createTileSplitRoles());
   pm.addPass(createCanonicalizerPass());

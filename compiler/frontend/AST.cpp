@@ -135,6 +135,10 @@ public:
       line(ind + 1) << "ScoreWarpgroup\n";
       dump(*f.scoreWarpgroup, ind + 2);
     }
+    if (f.seesaw) {
+      line(ind + 1) << "Seesaw\n";
+      dump(*f.seesaw, ind + 2);
+    }
     dump(f.body, ind + 1);
   }
 

@@ -316,6 +316,12 @@ LogicalResult MLIRGenImpl::genKernel(const FunctionAST &fn,
       module->setAttr(tile::TileDialect::ScoreWarpgroupAttrHelper::getNameStr(),
                       builder.getBoolAttr(*on != 0));
   }
+  if (fn.seesaw) {
+    FailureOr<int64_t> on = genConstInt(*fn.seesaw, "seesaw");
+    if (succeeded(on))
+      module->setAttr(tile::TileDialect::SeesawAttrHelper::getNameStr(),
+                      builder.getBoolAttr(*on != 0));
+  }
 
   builder.setInsertionPointToStart(entry);
   finalStmt = fn.body.stmts.empty() ? nullptr : fn.body.stmts.back().get();

@@ -199,12 +199,13 @@ bool Parser::parseKernelAttributes(FunctionAST &fn) {
                     : name.text == "warp_specialize" ? &fn.warpSpecialize
                     : name.text == "own_narrow_dots" ? &fn.ownNarrowDots
                     : name.text == "score_warpgroup" ? &fn.scoreWarpgroup
+                    : name.text == "seesaw"          ? &fn.seesaw
                                                      : nullptr;
     if (!slot) {
       diags.error(name.loc, "unknown kernel attribute '" + name.text.str() +
                                 "' (expected 'num_warps', "
-                                "'warp_specialize', 'own_narrow_dots' or "
-                                "'score_warpgroup')");
+                                "'warp_specialize', 'own_narrow_dots', "
+                                "'score_warpgroup' or 'seesaw')");
       return false;
     }
     if (*slot) {

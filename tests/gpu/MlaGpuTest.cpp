@@ -44,6 +44,7 @@ struct Tuning {
   int tokenBlock = 0, stages = 0, warps = 0, headBlock = 0;
   bool warpSpecialize = true;
   bool scoreWarpgroup = true; ///< the library's default
+  bool seesaw = false;
   int persistentWaves = 0;
   int numSMs = 0; ///< fewer persistent programs: many items each
   mla::DeviceSchedule schedule = mla::DeviceSchedule::Default;
@@ -89,6 +90,7 @@ protected:
     options.headBlock = tuning.headBlock;
     options.warpSpecialize = tuning.warpSpecialize;
     options.scoreWarpgroup = tuning.scoreWarpgroup;
+    options.seesaw = tuning.seesaw;
     options.persistentWaves = tuning.persistentWaves;
     options.numSMs = tuning.numSMs;
     options.deviceSchedule = tuning.schedule;
@@ -157,6 +159,7 @@ protected:
           " seed=" + std::to_string(seed) +
           (r.tuning.warpSpecialize ? "" : " no-ws") +
           (r.tuning.scoreWarpgroup ? "" : " no-score-warpgroup") +
+          (r.tuning.seesaw ? " seesaw" : "") +
           (r.tuning.persistentWaves
                ? " persistent=" + std::to_string(r.tuning.persistentWaves)
                : "") +
@@ -301,9 +304,11 @@ TEST_F(MlaGpuTest, TmaStreamsContiguousPages) {
     plain.tuning.warpSpecialize = false;
     plain.tuning.scoreWarpgroup = false;
     if (runs[i].c.H == 128) {
-      Run producer = runs[i];
+      Run producer = runs[i], seesaw = runs[i];
       producer.tuning.scoreWarpgroup = false;
       runs.push_back(producer);
+      seesaw.tuning.seesaw = true;
+      runs.push_back(seesaw);
     }
     persistent.tuning.persistentWaves = 2;
     few.tuning.persistentWaves = 1;
@@ -358,6 +363,14 @@ TEST_F(MlaGpuTest, ScoreWarpgroupHasLoopsOfItsOwn) {
   narrow.R = 256;
   add(narrow, SP::Fixed4);
   add(mk(128, 64, {777, 5, 64, 2048}, DType::F16), SP::Fixed4);
+  // The seesaw (experimental, TmaStreamsContiguousPages has its matrix):
+  // there rank 256, f16, and a persistent grid whose pairs of blocks start
+  // on either stage of the ring.
+  Tuning seesaw, seesawFew = few;
+  seesaw.seesaw = seesawFew.seesaw = true;
+  add(narrow, SP::Fixed4, seesaw);
+  add(mk(128, 64, {777, 5, 64, 2048}, DType::F16), SP::Fixed4, seesaw);
+  add(mk(128, 64, lens), SP::Fixed4, seesawFew);
   family("TMA score warpgroup: H 128 x pages x policies", runs);
 }
 

@@ -78,7 +78,7 @@ std::vector<Shape> adversarialMixes(int H, int page) {
       "                 [--flush-mib=N] [--copy-mib=N] [--check] [--list]\n"
       "                 [--json=FILE] [--block-n=N] [--block-h=N] [--warps=N]\n"
       "                 [--stages=N] [--max-splits=N] [--min-splits=N]\n"
-      "                 [--no-tma] [--no-ws] [--no-score-warpgroup] "
+      "                 [--no-tma] [--no-ws] [--no-score-warpgroup] [--seesaw] "
       "[--persistent=W]\n"
       "                 [--schedule=default|off|always] [--step-schedule]\n"
       "                 [--mixes]\n"
@@ -110,6 +110,8 @@ std::vector<Shape> adversarialMixes(int H, int page) {
       "  --no-score-warpgroup  on the TMA path with 128+ heads, a producer\n"
       "            warpgroup instead of a third compute warpgroup that runs\n"
       "            the score tiles and softmax ahead of the other two\n"
+      "  --seesaw  there, the two compute warpgroups take the score tiles\n"
+      "            of alternate token blocks instead (work in progress)\n"
       "  --persistent  with the producer warpgroup, W stage-1 programs per\n"
       "            SM (default 1), each taking many work items\n"
       "  --schedule  where the auto policy schedules stage 1 on the device:\n"
@@ -289,6 +291,8 @@ Options parseOptions(int argc, char **argv) {
       o.warpSpecialize = false;
     } else if (arg == "--no-score-warpgroup") {
       o.scoreWarpgroup = false;
+    } else if (arg == "--seesaw") {
+      o.seesaw = true;
     } else if (arg == "--persistent") {
       o.persistentWaves = hasValue ? takeInt(1) : 1;
     } else if (arg == "--schedule") {

@@ -141,6 +141,7 @@ mla::TritonMLAImpl makeImpl(int H, int maxBatch, mla::SplitPolicy policy,
   options.tma = o.tma;
   options.warpSpecialize = o.warpSpecialize;
   options.scoreWarpgroup = o.scoreWarpgroup;
+  options.seesaw = o.seesaw;
   options.persistentWaves = o.persistentWaves;
   options.deviceSchedule = o.deviceSchedule;
   if (o.maxSplits)

@@ -51,6 +51,11 @@ def Tile_Dialect : Dialect {
     // narrow dot, and what is computed from it, runs on a warpgroup of its
     // own past the kernel's warps (tile-split-roles gives it its own loops).
     "::mlir::BoolAttr":$score_warpgroup,
+    // On the module: the kernel's `with seesaw = ...`: a loop whose trips
+    // compute owned values runs them in pairs, the second trip's owned
+    // work on the next warpgroup (tile-seesaw-pairs), so that two
+    // warpgroups take the scores of alternate tiles.
+    "::mlir::BoolAttr":$seesaw,
     // On the module: the warps added to num_warps (a producer warpgroup,
     // tile-warp-specialize; a score warpgroup, tile-split-roles); a program
     // runs num_warps + producer_warps warps.

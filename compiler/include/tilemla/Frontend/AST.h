@@ -458,6 +458,9 @@ struct FunctionAST {
   /// Kernels: `with score_warpgroup = EXPR` (a constexpr bool): an owned
   /// narrow dot and what follows from it run on an extra warpgroup.
   ExprPtr scoreWarpgroup;
+  /// Kernels: `with seesaw = EXPR` (a constexpr bool): a loop computing
+  /// owned values runs its trips in pairs, the second's on warpgroup 1.
+  ExprPtr seesaw;
   BlockAST body;
 };
 

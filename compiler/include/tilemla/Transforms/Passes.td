@@ -163,6 +163,32 @@ def TileLowerDescriptorLoads : Pass<"tile-lower-descriptor-loads",
   let dependentDialects = ["mlir::arith::ArithDialect"];
 }
 
+def TileSeesawPairs : Pass<"tile-seesaw-pairs", "mlir::ModuleOp"> {
+  let summary = "Run a loop's trips in pairs, the second's owned work on "
+                "warpgroup 1";
+  let description = [{
+    With `tile.seesaw` (`with seesaw = True`) in a program of two
+    warpgroups (8 warps) whose narrow dots warpgroup 0 owns: each loop
+    whose own body holds an owned dot (MLA's score tiles and their
+    softmax) runs two trips per iteration. The first is the old body; the
+    second is a copy in which every layout warpgroup 0 owned (`#tile.mma<...,
+    warpgroup = 0>` and slices of it) belongs to warpgroup 1, so the two
+    warpgroups compute the owned values of alternate trips (FlashMLA's
+    "seesaw": one warpgroup's softmax can run beside the other's dots once
+    each has its own instruction stream). Owned values the second trip
+    reads from elsewhere cross with a layout conversion: at its top for the
+    loop-carried ones and the first trip's, before the loop for what is
+    defined above it (splat constants are remade in the new layout); the
+    second trip's owned results go back through a conversion to what the
+    loop carries. An odd last trip runs after the pairs as the old body.
+    Runs after tile-warp-specialize and before tile-predicate-warpgroups,
+    which gives each owner's runs to its warpgroup. `seesaw` with
+    `score_warpgroup`, or in a program of other than 8 warps, is an error.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::scf::SCFDialect"];
+}
+
 def TilePredicateWarpgroups : Pass<"tile-predicate-warpgroups",
                                    "mlir::ModuleOp"> {
   let summary = "Run the ops on a warpgroup-owned layout on that warpgroup only";

@@ -193,6 +193,12 @@ struct TritonMLAOptions {
   /// On by default: 9-12 % faster at H=128 and B >= 32 on the H200
   /// (docs/design/PINGPONG.md section 11); false: the producer warpgroup.
   bool scoreWarpgroup = true;
+  /// Work in progress, off by default: on that path, instead of a score
+  /// warpgroup, the two compute warpgroups take the score tiles of
+  /// alternate token blocks (`with seesaw`, docs/design/PINGPONG.md section
+  /// 15). Correct, but slower than either default today: both warpgroups
+  /// still run one instruction stream. Wins over scoreWarpgroup.
+  bool seesaw = false;
   /// With that producer, stage 1 can run persistentWaves programs per SM
   /// (1..16), each taking work items (head block, request, split) that many
   /// apart: the producer streams the next item's first tokens while the
@@ -566,7 +572,11 @@ private:
   /// Stage 1 with a score warpgroup (TritonMLAOptions::scoreWarpgroup):
   /// where a head block's scores are owned by one warpgroup.
   bool scoreWarpgroup(bool tma) const {
-    return tma && opts.scoreWarpgroup && heads > headBlock();
+    return tma && opts.scoreWarpgroup && !opts.seesaw && heads > headBlock();
+  }
+  /// Stage 1 with the seesaw (TritonMLAOptions::seesaw), on the same path.
+  bool seesaw(bool tma) const {
+    return tma && opts.seesaw && heads > headBlock();
   }
   /// Stage 1 as persistent programs (TritonMLAOptions::persistentWaves).
   bool persistentStage1(bool tma) const {
