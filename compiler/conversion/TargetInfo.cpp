@@ -91,18 +91,38 @@ void TargetInfo::barrier(OpBuilder &builder, Location loc) const {
                             NVVM::BarrierReductionAttr(), Value());
     return;
   }
+  // With the seesaw each warpgroup runs its own copy of the code
+  // (tile-split-warpgroups): the copies meet at these barriers from
+  // different instructions, which an aligned barrier (bar.sync) does not
+  // allow; `barrier.sync` does.
+  auto module =
+      builder.getInsertionBlock()->getParentOp()->getParentOfType<ModuleOp>();
+  auto seesaw = module ? module->getAttrOfType<BoolAttr>(
+                             TileDialect::SeesawAttrHelper::getNameStr())
+                       : BoolAttr();
+  bool aligned = !seesaw || !seesaw.getValue();
   auto [split, inProducer] = getWarpPartition(builder.getInsertionBlock());
   if (!split) {
-    NVVM::Barrier0Op::create(builder, loc);
+    if (aligned)
+      NVVM::Barrier0Op::create(builder, loc);
+    else
+      LLVM::CallIntrinsicOp::create(
+          builder, loc, builder.getStringAttr("llvm.nvvm.barrier.cta.sync.all"),
+          ValueRange{i32Constant(builder, loc, 0)});
     return;
   }
   // After a warp split, barrier 0 would wait for the other side: named
   // barrier 1 holds the consumer threads, 2 the producer threads.
   WarpPartition partition = getPartitionThreads(split, inProducer);
-  NVVM::BarrierOp::create(builder, loc, Type(),
-                          i32Constant(builder, loc, inProducer ? 2 : 1),
-                          i32Constant(builder, loc, partition.threads),
-                          NVVM::BarrierReductionAttr(), Value());
+  Value id = i32Constant(builder, loc, inProducer ? 2 : 1);
+  Value threads = i32Constant(builder, loc, partition.threads);
+  if (aligned)
+    NVVM::BarrierOp::create(builder, loc, Type(), id, threads,
+                            NVVM::BarrierReductionAttr(), Value());
+  else
+    LLVM::CallIntrinsicOp::create(
+        builder, loc, builder.getStringAttr("llvm.nvvm.barrier.cta.sync.count"),
+        ValueRange{id, threads});
 }
 
 void TargetInfo::fenceAsyncProxy(OpBuilder &builder, Location loc) const {

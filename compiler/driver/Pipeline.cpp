@@ -68,6 +68,7 @@ void buildLLVMPipeline(OpPassManager &pm, const GpuTarget &target) {
   shared.arch = target.name();
   pm.addPass(tile::createTileAllocateShared(shared));
   pm.addPass(tile::createTileElideScratchBarriers());
+  pm.addPass(tile::createTileSplitWarpgroups());
   tile::ConvertTileToLLVMOptions options;
   options.arch = target.name();
   pm.addPass(tile::createConvertTileToLLVM(options));

@@ -189,6 +189,28 @@ def TileSeesawPairs : Pass<"tile-seesaw-pairs", "mlir::ModuleOp"> {
                            "mlir::scf::SCFDialect"];
 }
 
+def TileSplitWarpgroups : Pass<"tile-split-warpgroups", "mlir::ModuleOp"> {
+  let summary = "With the seesaw, give each compute warpgroup a copy of the "
+                "code without the other's owned runs";
+  let description = [{
+    With `tile.seesaw` both warpgroups of an 8-warp program own values (the
+    scores of alternate tiles, tile-seesaw-pairs), and one instruction
+    stream holding both sets spills. This pass makes the compute code (the
+    consumer region of `tile.warp_specialize`, or the kernel's body) into
+    `scf.if (tile.warpgroup_id == 0) { ... } else { ... }`, two copies, and
+    removes from each the `scf.if` runs marked `tile.owner_warpgroup` of the
+    other warpgroup (whose threads skipped them anyway; what they yielded
+    becomes poison, read only where the other warpgroup's threads do not
+    look). Each thread runs what it ran before, so what the earlier passes
+    decided over the one stream (elided barriers, dot waits, the shared
+    memory layout) holds for both copies, which meet at the same barriers
+    in the same order: it runs after tile-elide-scratch-barriers, right
+    before the lowering.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::scf::SCFDialect", "mlir::ub::UBDialect"];
+}
+
 def TilePredicateWarpgroups : Pass<"tile-predicate-warpgroups",
                                    "mlir::ModuleOp"> {
   let summary = "Run the ops on a warpgroup-owned layout on that warpgroup only";
