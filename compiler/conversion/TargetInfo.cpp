@@ -97,10 +97,7 @@ void TargetInfo::barrier(OpBuilder &builder, Location loc) const {
   // allow; `barrier.sync` does.
   auto module =
       builder.getInsertionBlock()->getParentOp()->getParentOfType<ModuleOp>();
-  auto seesaw = module ? module->getAttrOfType<BoolAttr>(
-                             TileDialect::SeesawAttrHelper::getNameStr())
-                       : BoolAttr();
-  bool aligned = !seesaw || !seesaw.getValue();
+  bool aligned = !module || !hasSeesaw(module);
   auto [split, inProducer] = getWarpPartition(builder.getInsertionBlock());
   if (!split) {
     if (aligned)

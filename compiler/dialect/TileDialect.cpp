@@ -447,6 +447,12 @@ int64_t mlir::tile::getNarrowDotOwner(ModuleOp module, unsigned numWarps) {
   return chosen && chosen.getValue() ? numWarps / 4 : 0;
 }
 
+bool mlir::tile::hasSeesaw(ModuleOp module) {
+  auto seesaw = module->getAttrOfType<BoolAttr>(
+      TileDialect::SeesawAttrHelper::getNameStr());
+  return seesaw && seesaw.getValue();
+}
+
 DotLayoutPlan::DotLayoutPlan(Operation *root, unsigned numWarps,
                              bool warpgroups, bool ownNarrowDots,
                              int64_t narrowDotOwner)

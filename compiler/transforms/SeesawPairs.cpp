@@ -31,7 +31,7 @@ constexpr int64_t kFirstOwner = 0, kSecondOwner = 1;
 
 /// Whether the loop's own body (not a nested loop's) holds a dot whose
 /// accumulator warpgroup 0 owns.
-bool computesOwnedScores(scf::ForOp loop) {
+bool holdsOwnedDot(scf::ForOp loop) {
   for (Operation &op : *loop.getBody()) {
     bool owned = false;
     op.walk<WalkOrder::PreOrder>([&](Operation *inner) {
@@ -64,9 +64,7 @@ struct SeesawPairsPass
     : mlir::tile::impl::TileSeesawPairsBase<SeesawPairsPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    auto seesaw = module->getAttrOfType<BoolAttr>(
-        TileDialect::SeesawAttrHelper::getNameStr());
-    if (!seesaw || !seesaw.getValue())
+    if (!hasSeesaw(module))
       return;
     auto warps = module->getAttrOfType<IntegerAttr>(
         TileDialect::NumWarpsAttrHelper::getNameStr());
@@ -84,7 +82,7 @@ struct SeesawPairsPass
     }
     SmallVector<scf::ForOp> loops;
     module.walk([&](scf::ForOp loop) {
-      if (computesOwnedScores(loop))
+      if (holdsOwnedDot(loop))
         loops.push_back(loop);
     });
     for (scf::ForOp loop : loops)

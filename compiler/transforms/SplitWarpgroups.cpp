@@ -73,9 +73,7 @@ struct SplitWarpgroupsPass
     : mlir::tile::impl::TileSplitWarpgroupsBase<SplitWarpgroupsPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    auto seesaw = module->getAttrOfType<BoolAttr>(
-        TileDialect::SeesawAttrHelper::getNameStr());
-    if (!seesaw || !seesaw.getValue())
+    if (!hasSeesaw(module))
       return;
     module.walk([&](func::FuncOp func) {
       if (func.isExternal() ||

@@ -98,6 +98,10 @@ bool ownsNarrowDots(ModuleOp module, bool byDefault);
 /// score_warpgroup = True` the one past its numWarps warps (the score role
 /// of tile-split-roles).
 int64_t getNarrowDotOwner(ModuleOp module, unsigned numWarps);
+/// Whether `module` asks for the seesaw (`with seesaw = True`): its owned
+/// work alternates between two warpgroups (tile-seesaw-pairs), which then
+/// run copies of their own (tile-split-warpgroups).
+bool hasSeesaw(ModuleOp module);
 class DotLayoutPlan {
 public:
   DotLayoutPlan(Operation *root, unsigned numWarps, bool warpgroups,
