@@ -295,7 +295,7 @@ TEST_F(MlaGpuTest, TmaStreamsContiguousPages) {
   // program per SM, and 3 programs, so that each takes many items (empty
   // ones too) and its stage ring goes on across them. At H = 128 the
   // default is a score warpgroup instead of the producer: the producer's
-  // kernel runs too.
+  // kernel runs too, and the seesaw's (TritonMLAOptions::seesaw).
   // Auto on the device schedule (schedule=always: these batches are below
   // its default threshold) and with host-side splits (schedule=off); sms=3
   // gives each part many requests (H=128: one part).
