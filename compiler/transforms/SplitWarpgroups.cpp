@@ -33,11 +33,13 @@ namespace {
 /// not: its exchanges' writes, its staged dot operands, its loop values).
 void dropOthersRuns(Block &block, int64_t warpgroup) {
   SmallVector<scf::IfOp> others;
-  block.walk([&](scf::IfOp branch) {
+  block.walk<WalkOrder::PreOrder>([&](scf::IfOp branch) {
     auto owner = branch->getAttrOfType<IntegerAttr>(
         TileDialect::OwnerWarpgroupAttrHelper::getNameStr());
-    if (owner && owner.getInt() != warpgroup)
-      others.push_back(branch);
+    if (!owner || owner.getInt() == warpgroup)
+      return WalkResult::advance();
+    others.push_back(branch); // what it holds goes with it
+    return WalkResult::skip();
   });
   for (scf::IfOp branch : others) {
     OpBuilder b(branch);
