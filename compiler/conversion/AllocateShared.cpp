@@ -118,16 +118,21 @@ struct AllocateSharedPass
       });
     }
     // Buffers of pipelined loops and resident operands live above, each in
-    // its own region: they stay valid across the ops in between.
-    module.walk([&](LocalAllocOp alloc) {
-      SharedBufferType type = alloc.getType();
-      if (type.getSwizzle())
-        bytes = llvm::alignTo(bytes, kSharedAlignment);
-      alloc.setOffset(bytes);
-      bytes += llvm::alignTo(type.getStages() * type.getStageElements() *
-                                 getSharedElementBytes(type.getElementType()),
-                             16);
-    });
+    // its own region: they stay valid across the ops in between. The
+    // swizzled ones come first, so that no small buffer between them costs
+    // an alignment's padding.
+    for (bool swizzled : {true, false})
+      module.walk([&](LocalAllocOp alloc) {
+        SharedBufferType type = alloc.getType();
+        if (bool(type.getSwizzle()) != swizzled)
+          return;
+        if (swizzled)
+          bytes = llvm::alignTo(bytes, kSharedAlignment);
+        alloc.setOffset(bytes);
+        bytes += llvm::alignTo(type.getStages() * type.getStageElements() *
+                                   getSharedElementBytes(type.getElementType()),
+                               16);
+      });
     module.walk([&](MBarrierAllocOp alloc) {
       bytes = llvm::alignTo(bytes, 8);
       alloc.setOffset(bytes);

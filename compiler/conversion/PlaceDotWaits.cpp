@@ -29,6 +29,7 @@
 #include "tilemla/Conversion/Passes.h"
 #include "tilemla/Conversion/Utility.h"
 
+#include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/Matchers.h"
 
@@ -41,15 +42,26 @@ using namespace mlir;
 using namespace mlir::tile;
 
 namespace {
+/// A loop's trip index as an expression: (iv + c - lower) / d + offset (plus
+/// the ring's trips in earlier entries of the loop, `base`), where the loop
+/// steps by `trips` * d: a loop whose iterations run several trips
+/// (tile-seesaw-pairs) indexes the second as the first plus one.
+struct TripIndex {
+  scf::ForOp loop;
+  Value base;         // tile.pipeline_base, or null
+  int64_t trips = 1;  // trips per iteration
+  int64_t offset = 0; // trips past the iteration's first
+};
+
 /// A piece of shared memory a dot reads or an op writes.
 struct SharedSlot {
   enum Kind { Buffer, Scratch, StagedB, Anything } kind;
   Value buffer; // Buffer: the !tile.smem value; null when not known
-  // The stage, when known: (index + offset) mod modulus, index the trip
-  // index of a loop (null for a constant stage, modulus 0).
+  // The stage, when known: (index + offset) mod modulus, index a trip index
+  // (no loop for a constant stage, modulus 0).
   bool stageKnown = false;
-  Value index;
-  int64_t offset = 0, modulus = 0;
+  TripIndex index;
+  int64_t modulus = 0;
 };
 
 /// One group of wgmma instructions in flight.
@@ -57,7 +69,8 @@ struct Group {
   DotOp dot;
   Value value; // what the code reads it through: the result or an iter_arg
   SmallVector<SharedSlot> reads;
-  int64_t age = 0; // loop iterations since it was issued
+  int64_t age = 0;    // loop iterations since it was issued
+  int64_t owner = -1; // the warpgroup that alone issued it (an issuing run)
 };
 
 /// A dot_wait to insert before `before`, retiring `retired`.
@@ -74,71 +87,104 @@ struct CarriedValue {
   unsigned index;
 };
 
-/// The loop whose trip index `value` is, as the pipeliner computes it:
-/// (iv - lower) / step, possibly cast, plus the ring's trips in earlier
-/// entries of the loop (tile.pipeline_base: the same in every stage index
-/// of one entry, so it shifts them all alike).
-scf::ForOp tripIndexLoop(Value value) {
-  if (auto add = value.getDefiningOp<arith::AddIOp>()) {
-    if (add.getLhs().getDefiningOp<PipelineBaseOp>())
-      value = add.getRhs();
-    else if (add.getRhs().getDefiningOp<PipelineBaseOp>())
-      value = add.getLhs();
-  }
-  while (Operation *def = value.getDefiningOp()) {
-    if (!isa<arith::IndexCastOp, arith::TruncIOp, arith::ExtSIOp>(def))
+/// `value` as a constant, if it is one.
+std::optional<int64_t> constantOf(Value value) {
+  APInt constant;
+  if (!matchPattern(value, m_ConstantInt(&constant)))
+    return std::nullopt;
+  return constant.getSExtValue();
+}
+
+/// The trip index `value` is, as the pipeliner computes it: (iv - lower) /
+/// step, possibly cast, plus a constant and the ring's trips in earlier
+/// entries of the loop (tile.pipeline_base: the same in every stage index of
+/// one entry, so it shifts them all alike). A loop running k trips per
+/// iteration steps by k times the divisor, and computes its later trips'
+/// indices from iv + j * divisor.
+std::optional<TripIndex> tripIndexOf(Value value) {
+  TripIndex index;
+  while (true) {
+    if (auto add = value.getDefiningOp<arith::AddIOp>()) {
+      if (auto c = constantOf(add.getRhs())) {
+        index.offset += *c;
+        value = add.getLhs();
+        continue;
+      }
+      Value lhs = add.getLhs(), rhs = add.getRhs();
+      if (lhs.getDefiningOp<PipelineBaseOp>() && !index.base) {
+        index.base = lhs;
+        value = rhs;
+        continue;
+      }
+      if (rhs.getDefiningOp<PipelineBaseOp>() && !index.base) {
+        index.base = rhs;
+        value = lhs;
+        continue;
+      }
+    }
+    Operation *def = value.getDefiningOp();
+    if (!def || !isa<arith::IndexCastOp, arith::TruncIOp, arith::ExtSIOp>(def))
       break;
     value = def->getOperand(0);
   }
   auto div = value.getDefiningOp<arith::DivSIOp>();
   if (!div)
-    return {};
-  // iv - lower, or iv itself when the lower bound is 0.
+    return std::nullopt;
+  // iv (+ c) - lower, or iv (+ c) itself when the lower bound is 0.
   Value offset = div.getLhs(), lower;
   if (auto sub = offset.getDefiningOp<arith::SubIOp>()) {
     offset = sub.getLhs();
     lower = sub.getRhs();
   }
+  int64_t shift = 0;
+  if (auto add = offset.getDefiningOp<arith::AddIOp>())
+    if (auto c = constantOf(add.getRhs())) {
+      shift = *c;
+      offset = add.getLhs();
+    }
   auto iv = dyn_cast<BlockArgument>(offset);
   if (!iv)
-    return {};
+    return std::nullopt;
   auto loop = dyn_cast<scf::ForOp>(iv.getOwner()->getParentOp());
-  if (!loop || loop.getInductionVar() != iv || div.getRhs() != loop.getStep())
-    return {};
+  if (!loop || loop.getInductionVar() != iv)
+    return std::nullopt;
   if (lower ? lower != loop.getLowerBound()
             : !matchPattern(loop.getLowerBound(), m_Zero()))
-    return {};
-  return loop;
+    return std::nullopt;
+  if (div.getRhs() == loop.getStep()) {
+    if (shift != 0)
+      return std::nullopt;
+  } else {
+    std::optional<int64_t> divisor = constantOf(div.getRhs());
+    std::optional<int64_t> step = constantOf(loop.getStep());
+    if (!divisor || !step || *divisor <= 0 || *step % *divisor != 0 ||
+        shift % *divisor != 0)
+      return std::nullopt;
+    index.trips = *step / *divisor;
+    index.offset += shift / *divisor;
+  }
+  index.loop = loop;
+  return index;
 }
 
 SharedSlot bufferSlot(Value buffer, Value stage) {
   SharedSlot slot{SharedSlot::Buffer, buffer};
-  APInt constant;
-  if (matchPattern(stage, m_ConstantInt(&constant))) {
+  if (auto constant = constantOf(stage)) {
     slot.stageKnown = true;
-    slot.offset = constant.getSExtValue();
+    slot.index.offset = *constant;
     return slot;
   }
   auto rem = stage.getDefiningOp<arith::RemSIOp>();
-  APInt modulus;
-  if (!rem || !matchPattern(rem.getRhs(), m_ConstantInt(&modulus)) ||
-      modulus.getSExtValue() <= 0)
+  std::optional<int64_t> modulus =
+      rem ? constantOf(rem.getRhs()) : std::nullopt;
+  if (!modulus || *modulus <= 0)
     return slot;
-  Value index = rem.getLhs();
-  int64_t offset = 0;
-  if (auto add = index.getDefiningOp<arith::AddIOp>()) {
-    APInt c;
-    if (matchPattern(add.getRhs(), m_ConstantInt(&c))) {
-      index = add.getLhs();
-      offset = c.getSExtValue();
-    }
-  }
-  if (!tripIndexLoop(index))
+  std::optional<TripIndex> index = tripIndexOf(rem.getLhs());
+  if (!index)
     return slot;
   slot.stageKnown = true;
-  slot.index = index;
-  slot.offset = offset;
-  slot.modulus = modulus.getSExtValue();
+  slot.index = *index;
+  slot.modulus = *modulus;
   return slot;
 }
 
@@ -157,12 +203,14 @@ bool overlaps(const SharedSlot &write, const SharedSlot &read, int64_t age) {
     return false; // each local_alloc has its own region
   if (!write.stageKnown || !read.stageKnown)
     return true;
-  if (!write.index && !read.index)
-    return write.offset == read.offset;
-  if (write.index != read.index || write.modulus != read.modulus)
+  const TripIndex &w = write.index, &r = read.index;
+  if (!w.loop && !r.loop)
+    return w.offset == r.offset;
+  if (w.loop != r.loop || w.base != r.base || w.trips != r.trips ||
+      write.modulus != read.modulus)
     return true;
   int64_t s = write.modulus;
-  return (((read.offset - age - write.offset) % s) + s) % s == 0;
+  return (((r.offset - age * r.trips - w.offset) % s) + s) % s == 0;
 }
 
 /// The shared memory operand `value` of a wgmma dot is read from.
@@ -197,11 +245,12 @@ SmallVector<SharedSlot> writesOf(Operation *op) {
   if (auto dot = dyn_cast<DotOp>(op);
       dot && isTensorCoreDot(dot) && !isSharedView(dot.getB()))
     slots.push_back({SharedSlot::StagedB});
-  // Tile ops that write only global memory, barriers or nothing shared.
+  // Tile ops that write only global memory, barriers or nothing shared (an
+  // arrival hands over only the buffers it names as released).
   if (slots.empty() && !isMemoryEffectFree(op) &&
       !isa<StoreOp, LoadOp, LocalViewOp, LocalLoadOp, BarrierOp, AsyncWaitOp,
-           MBarrierAllocOp, MBarrierWaitOp, GridDependencyWaitOp,
-           LaunchDependentsOp, DotWaitOp, DescLoadOp>(op))
+           MBarrierAllocOp, MBarrierWaitOp, MBarrierArriveOp,
+           GridDependencyWaitOp, LaunchDependentsOp, DotWaitOp, DescLoadOp>(op))
     slots.push_back({SharedSlot::Anything});
   return slots;
 }
@@ -225,6 +274,53 @@ bool chainsOn(Operation *op, Value value) {
          value.hasOneUse();
 }
 
+/// The dot an owned run only issues, or null: a run of one warpgroup
+/// (`scf.if` marked tile.owner_warpgroup, tile-seesaw-handoffs) whose then
+/// block holds stage waits, views, pure ops and a chain of dots, and yields
+/// the chain's last result. Its dots stay in flight past the run, which
+/// yields them pending; only the owner's threads issued them.
+DotOp issuedDot(Operation *op) {
+  auto run = dyn_cast<scf::IfOp>(op);
+  if (!run || run.getNumResults() != 1 ||
+      !run->hasAttr(TileDialect::OwnerWarpgroupAttrHelper::getNameStr()))
+    return {};
+  auto last = run.thenYield().getOperand(0).getDefiningOp<DotOp>();
+  if (!last || last->getBlock() != run.thenBlock() || !isAsyncCandidate(last) ||
+      !last.getResult().hasOneUse())
+    return {};
+  for (Operation &inner : run.thenBlock()->without_terminator()) {
+    if (inner.getNumRegions())
+      return {};
+    if (auto dot = dyn_cast<DotOp>(inner)) {
+      if (!isAsyncCandidate(dot) ||
+          (dot != last && !llvm::all_of(dot->getUsers(), [&](Operation *user) {
+             return chainsOn(user, dot.getResult());
+           })))
+        return {};
+      continue;
+    }
+    if (!isa<MBarrierWaitOp, LocalViewOp>(inner) && !isMemoryEffectFree(&inner))
+      return {};
+  }
+  return last;
+}
+
+/// Where a block runs: an issuing run's then block yields its dots pending;
+/// an owned run's (`owner`) is part of the stream around it, run by one
+/// warpgroup, and waits there only for that warpgroup.
+struct BlockContext {
+  bool issuing = false;
+  int64_t owner = -1;
+};
+
+/// The warpgroup an owned run (`scf.if` marked tile.owner_warpgroup) runs
+/// on, or -1.
+int64_t runOwner(Operation *op) {
+  auto owner = op->getAttrOfType<IntegerAttr>(
+      TileDialect::OwnerWarpgroupAttrHelper::getNameStr());
+  return owner && isa<scf::IfOp>(op) ? owner.getInt() : -1;
+}
+
 class WaitPlacer {
 public:
   explicit WaitPlacer(Operation *root) : root(root) {}
@@ -241,6 +337,7 @@ private:
   SmallVector<WaitDecision> decisions;
   SmallVector<CarriedValue> carried;
   SmallVector<DotOp> asyncDots;
+  SmallVector<scf::IfOp> issuingRuns; // their result becomes pending
   // After each analyzed loop: wait for its survivors.
   SmallVector<scf::ForOp> loopsToDrain;
 
@@ -277,9 +374,15 @@ private:
 
   /// Retires inFlight[0 .. last] with a wait before `before`.
   void retire(SmallVectorImpl<Group> &inFlight, size_t last, Operation *before,
-              bool addBarrier, bool record) {
-    WaitDecision decision{
-        before, int64_t(inFlight.size() - 1 - last), {}, addBarrier};
+              bool addBarrier, bool record, int64_t waiter) {
+    // Groups one warpgroup issued are not in the others' count: the wait
+    // keeps in flight only those every waiting thread issued (the owner of
+    // a group waits for it as well when others wait with it).
+    int64_t pending = llvm::count_if(
+        llvm::drop_begin(inFlight, last + 1), [&](const Group &group) {
+          return group.owner < 0 || group.owner == waiter;
+        });
+    WaitDecision decision{before, pending, {}, addBarrier};
     for (size_t i = 0; i <= last; ++i)
       if (inFlight[i].value)
         decision.retired.push_back(inFlight[i].value);
@@ -292,7 +395,8 @@ private:
   /// still in flight at its terminator (a loop body: what the next trip
   /// starts with).
   SmallVector<Group> analyzeBlock(Block &block, SmallVector<Group> inFlight,
-                                  scf::ForOp loop, bool record) {
+                                  scf::ForOp loop, bool record,
+                                  BlockContext context = {}) {
     DenseMap<Operation *, unsigned> carriedHere;
     if (loop)
       carriedHere = carriedDots(loop);
@@ -316,6 +420,8 @@ private:
         });
         if (terminator && loop && carriedHere.contains(group.dot))
           reads = false; // stays in flight across the back edge
+        if (terminator && context.issuing)
+          reads = false; // yielded pending by an issuing run
         if (reads)
           need(i);
       }
@@ -336,7 +442,13 @@ private:
               need(i);
       if (!writes.empty() && needed && !hasRegions)
         std::tie(before, addBarrier) = waitPoint(&op);
-      if ((hasRegions && nestedDots) || (terminator && !loop))
+      DotOp issued = issuedDot(&op);
+      // A run of one warpgroup without dots waits inside, for its owner.
+      bool ownedRun = !issued && !nestedDots && runOwner(&op) >= 0;
+      if (ownedRun)
+        needed.reset();
+      if ((hasRegions && nestedDots && !issued) ||
+          (terminator && !loop && !context.issuing && context.owner < 0))
         if (!inFlight.empty())
           need(inFlight.size() - 1);
       if (terminator && loop) {
@@ -346,11 +458,29 @@ private:
             need(i);
       }
       if (needed)
-        retire(inFlight, *needed, before, addBarrier, record);
+        retire(inFlight, *needed, before, addBarrier, record, context.owner);
 
       if (auto inner = dyn_cast<scf::ForOp>(op)) {
         if (nestedDots)
           analyzeLoop(inner, record);
+      } else if (issued) {
+        SmallVector<SharedSlot> reads;
+        for (Operation &inner : *cast<scf::IfOp>(op).thenBlock())
+          if (auto dot = dyn_cast<DotOp>(inner))
+            llvm::append_range(reads, readsOf(dot));
+        analyzeBlock(*cast<scf::IfOp>(op).thenBlock(), {}, {}, record,
+                     {/*issuing=*/true});
+        inFlight.push_back(
+            {issued, op.getResult(0), reads, 0,
+             op.getAttrOfType<IntegerAttr>(
+                   TileDialect::OwnerWarpgroupAttrHelper::getNameStr())
+                 .getInt()});
+        if (record)
+          issuingRuns.push_back(cast<scf::IfOp>(op));
+      } else if (ownedRun) {
+        // The groups stay in flight for the other threads.
+        analyzeBlock(*cast<scf::IfOp>(op).thenBlock(), inFlight, {}, record,
+                     {/*issuing=*/false, runOwner(&op)});
       } else if (hasRegions && nestedDots) {
         for (Region &region : op.getRegions())
           for (Block &nested : region)
@@ -397,6 +527,16 @@ private:
   void apply() {
     for (DotOp dot : llvm::to_vector(asyncDots))
       dot.getResult().setType(PendingType::get(dot.getAccType()));
+    for (scf::IfOp run : issuingRuns) {
+      Type pending = run.thenYield().getOperand(0).getType();
+      run.getResult(0).setType(pending);
+      OpBuilder b(run.elseYield());
+      Operation *old = run.elseYield().getOperand(0).getDefiningOp();
+      run.elseYield().setOperand(
+          0, ub::PoisonOp::create(b, run.getLoc(), pending));
+      if (old && old->use_empty() && isa<ub::PoisonOp>(old))
+        old->erase();
+    }
     for (CarriedValue value : carried) {
       BlockArgument arg = value.loop.getRegionIterArgs()[value.index];
       auto type = PendingType::get(cast<RankedTensorType>(arg.getType()));

@@ -19,6 +19,17 @@ using namespace mlir;
 using namespace mlir::tile;
 
 namespace {
+/// Whether the region's code sets its registers itself (each warpgroup's
+/// copy of the seesaw's consumer code does, at its start: ptxas ignores a
+/// setmaxnreg before the branch for the code inside it).
+bool setsOwnRegisters(Region &region) {
+  bool sets = false;
+  region.walk([&](Operation *op) {
+    sets |= isa<SetMaxRegistersOp, NVVM::SetMaxRegisterOp>(op);
+  });
+  return sets;
+}
+
 struct WarpSpecializeOpLowering : OpRewritePattern<WarpSpecializeOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -42,7 +53,8 @@ struct WarpSpecializeOpLowering : OpRewritePattern<WarpSpecializeOp> {
     auto moveInto = [&](Region &from, Block *to, uint32_t registers,
                         NVVM::SetMaxRegisterAction action) {
       rewriter.setInsertionPoint(to->getTerminator());
-      NVVM::SetMaxRegisterOp::create(rewriter, loc, registers, action);
+      if (!setsOwnRegisters(from))
+        NVVM::SetMaxRegisterOp::create(rewriter, loc, registers, action);
       rewriter.inlineBlockBefore(&from.front(), to->getTerminator());
     };
     moveInto(op.getConsumer(), split.thenBlock(), op.getConsumerRegisters(),

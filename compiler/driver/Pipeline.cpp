@@ -58,6 +58,7 @@ void buildTileGPUPipeline(OpPassManager &pm, unsigned numWarps,
   pm.addPass(createCSEPass());
   pm.addPass(tile::createTileSeesawPairs());
   pm.addPass(tile::createTilePredicateWarpgroups());
+  pm.addPass(tile::createTileSeesawHandoffs());
   pm.addPass(tile::createTileSplitRoles());
   pm.addPass(createCanonicalizerPass());
 }

@@ -51,8 +51,8 @@ void dropOthersRuns(Block &block, int64_t warpgroup) {
 }
 
 /// Splits the ops of `block` before `end` into one copy per warpgroup of the
-/// kernel's two.
-void splitBlock(Block &block, Block::iterator end) {
+/// kernel's two; each copy first sets `registers` when it is not 0.
+void splitBlock(Block &block, Block::iterator end, int32_t registers) {
   Location loc = block.getParentOp()->getLoc();
   OpBuilder b = OpBuilder::atBlockBegin(&block);
   Value warpgroup = WarpgroupIdOp::create(b, loc, b.getI32Type());
@@ -69,6 +69,12 @@ void splitBlock(Block &block, Block::iterator end) {
     inSecond.clone(op, mapping);
   dropOthersRuns(*first, 0);
   dropOthersRuns(*second, 1);
+  if (registers == 0)
+    return;
+  for (Block *copy : {first, second}) {
+    OpBuilder atStart = OpBuilder::atBlockBegin(copy);
+    SetMaxRegistersOp::create(atStart, loc, registers, /*increase=*/true);
+  }
 }
 
 struct SplitWarpgroupsPass
@@ -83,13 +89,18 @@ struct SplitWarpgroupsPass
         return;
       WarpSpecializeOp specialized;
       func.walk([&](WarpSpecializeOp op) { specialized = op; });
+      // Behind a producer, the consumers' registers are raised in each
+      // copy (ptxas compiles a branch for a setmaxnreg only at its start).
       if (specialized) {
         Block &consumer = specialized.getConsumer().front();
-        splitBlock(consumer, consumer.end());
+        splitBlock(consumer, consumer.end(),
+                   specialized.getProducerWarps() > 0
+                       ? int32_t(specialized.getConsumerRegisters())
+                       : 0);
         return;
       }
       Block &entry = func.getBody().front();
-      splitBlock(entry, Block::iterator(entry.getTerminator()));
+      splitBlock(entry, Block::iterator(entry.getTerminator()), 0);
     });
   }
 };

@@ -129,3 +129,78 @@ func.func @rescaled_accumulator(%x: tensor<64x64xbf16, #smem>, %n: i32, %out: te
   tile.store %out, %r : tensor<64x64x!tile.ptr<f32>, #mma>, tensor<64x64xf32, #mma>
   return
 }
+
+// -----
+
+// A loop running two trips per iteration (tile-seesaw-pairs): the second
+// trip's stage is computed from iv + 64 and is the first's plus one, so
+// storing into the second trip's stage of a buffer waits for no dot that
+// reads the first's. Warpgroup 1's run only issues a dot (tile-seesaw-
+// handoffs): it yields the dot pending. The wait for it goes inside the
+// later run of warpgroup 1 that reads it (a run without dots waits for its
+// owner only) and keeps the dot everyone issued after it in flight
+// (pending = 1). The dot every thread issued is waited for before the
+// stage's release.
+
+#own1 = #tile.mma<warpsPerCTA = [4, 1], version = 3, warpgroup = 1>
+#acc = #tile.mma<warpsPerCTA = [4, 2], version = 3>
+#smem = #tile.shared<rowStride = 4096, swizzle = 128>
+// CHECK-LABEL: func.func @issuing_run
+// CHECK: %[[S:.*]] = scf.if %{{.*}} -> (!tile.pending<tensor<64x64xf32, #tile.mma<warpsPerCTA = [4, 1], version = 3, warpgroup = 1>>>) {
+// CHECK: %[[QK:.*]] = tile.dot {{.*}} -> !tile.pending<tensor<64x64xf32, #tile.mma<warpsPerCTA = [4, 1], version = 3, warpgroup = 1>>>
+// CHECK-NEXT: scf.yield %[[QK]]
+// CHECK-NEXT: } else {
+// CHECK-NEXT: %[[NONE:.*]] = ub.poison : !tile.pending<tensor<64x64xf32, #tile.mma<warpsPerCTA = [4, 1], version = 3, warpgroup = 1>>>
+// CHECK-NEXT: scf.yield %[[NONE]]
+// CHECK: %[[PV:.*]] = tile.dot {{.*}} -> !tile.pending<tensor<64x512xf32, #tile.mma<warpsPerCTA = [4, 2], version = 3>>>
+// CHECK-NEXT: scf.if
+// CHECK-NEXT: %[[SDONE:.*]] = tile.dot_wait %[[S]] : {{.*}} {pending = 1 : i32}
+// CHECK-NEXT: tile.reduce max %[[SDONE]]
+// CHECK: tile.local_store
+// CHECK: } {tile.owner_warpgroup = 1 : i64}
+// CHECK-NEXT: %[[PVDONE:.*]] = tile.dot_wait %[[PV]] : {{.*}} {pending = 0 : i32}
+// CHECK-NEXT: tile.mbarrier_arrive
+module attributes {tile.num_warps = 8 : i32} {
+  func.func @issuing_run(%n: i32, %q: tensor<64x64xbf16, #smem>, %out: tensor<64x512x!tile.ptr<f32>, #acc>) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c2 = arith.constant 2 : i32
+    %c64 = arith.constant 64 : i32
+    %c128 = arith.constant 128 : i32
+    %zs = arith.constant dense<0.0> : tensor<64x64xf32, #own1>
+    %zacc = arith.constant dense<0.0> : tensor<64x512xf32, #acc>
+    %v = tile.local_alloc -> <2 x 64 x 512 x bf16, swizzle = 128>
+    %k = tile.local_alloc -> <2 x 64 x 64 x bf16, swizzle = 128>
+    %full = tile.mbarrier_alloc -> <2>
+    %empty = tile.mbarrier_alloc -> <2, arrivals = 8>
+    %r = scf.for %iv = %c0 to %n step %c128 iter_args(%acc = %zacc) -> (tensor<64x512xf32, #acc>) : i32 {
+      %i0 = arith.divsi %iv, %c64 : i32
+      %stage0 = arith.remsi %i0, %c2 : i32
+      %iv1 = arith.addi %iv, %c64 : i32
+      %i1 = arith.divsi %iv1, %c64 : i32
+      %stage1 = arith.remsi %i1, %c2 : i32
+      %wg = tile.warpgroup_id : i32
+      %mine = arith.cmpi eq, %wg, %c1 : i32
+      %s = scf.if %mine -> (tensor<64x64xf32, #own1>) {
+        %k1 = tile.local_view %k[%stage1] {column = 0 : i32} : <2 x 64 x 64 x bf16, swizzle = 128> -> tensor<64x64xbf16, #smem>
+        %qk = tile.dot %q, %k1, %zs {transB} : tensor<64x64xbf16, #smem> * tensor<64x64xbf16, #smem> + tensor<64x64xf32, #own1> -> tensor<64x64xf32, #own1>
+        scf.yield %qk : tensor<64x64xf32, #own1>
+      } else {
+        %none = ub.poison : tensor<64x64xf32, #own1>
+        scf.yield %none : tensor<64x64xf32, #own1>
+      } {tile.owner_warpgroup = 1 : i64}
+      %v0 = tile.local_view %v[%stage0] {column = 0 : i32} : <2 x 64 x 512 x bf16, swizzle = 128> -> tensor<64x512xbf16, #smem>
+      %p = tile.local_view %k[%stage0] {column = 0 : i32} : <2 x 64 x 64 x bf16, swizzle = 128> -> tensor<64x64xbf16, #smem>
+      %o = tile.dot %p, %v0, %acc : tensor<64x64xbf16, #smem> * tensor<64x512xbf16, #smem> + tensor<64x512xf32, #acc> -> tensor<64x512xf32, #acc>
+      scf.if %mine {
+        %m = tile.reduce max %s {axis = 1 : i32} : tensor<64x64xf32, #own1> -> tensor<64xf32, #tile.slice<dim = 1, parent = #own1>>
+        %sb = arith.truncf %s : tensor<64x64xf32, #own1> to tensor<64x64xbf16, #own1>
+        tile.local_store %sb, %k[%stage1] : tensor<64x64xbf16, #own1>, <2 x 64 x 64 x bf16, swizzle = 128>
+      } {tile.owner_warpgroup = 1 : i64}
+      tile.mbarrier_arrive %empty[%stage0] releases %v, %k : !tile.smem<2 x 64 x 512 x bf16, swizzle = 128>, !tile.smem<2 x 64 x 64 x bf16, swizzle = 128> {perWarp} : <2, arrivals = 8>
+      scf.yield %o : tensor<64x512xf32, #acc>
+    }
+    tile.store %out, %r : tensor<64x512x!tile.ptr<f32>, #acc>, tensor<64x512xf32, #acc>
+    return
+  }
+}

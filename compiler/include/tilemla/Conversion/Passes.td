@@ -89,10 +89,20 @@ def TilePlaceDotWaits : Pass<"tile-place-dot-waits", "mlir::ModuleOp"> {
     serializes every wgmma of the kernel when a group from the previous
     trip is read after a wait that leaves other groups in flight. Pipeline stages are
     compared as (trip index + c) mod S, so refilling the stage the previous
-    trip's dot reads waits for that dot only. A copy or zeroing is written
-    by one thread or each thread for itself: its wait goes before the
-    barrier that precedes it, or brings one, so every warpgroup's reads are
-    done before it.
+    trip's dot reads waits for that dot only; a loop running k trips per
+    iteration (tile-seesaw-pairs) indexes its later trips from iv + j * d,
+    the trip index plus j. A copy or zeroing is written by one thread or
+    each thread for itself: its wait goes before the barrier that precedes
+    it, or brings one, so every warpgroup's reads are done before it. An
+    arrival hands over only the buffers it names as released.
+
+    Runs of one warpgroup (`scf.if` marked `tile.owner_warpgroup`): one
+    without dots is part of the stream around it, and what it needs is
+    waited for inside it, by its owner alone. One that only issues a chain
+    of dots and yields the last (tile-seesaw-handoffs) yields it pending:
+    the dots stay in flight past it. A group one warpgroup issued is not in
+    the others' count, so a wait keeps in flight only the later groups that
+    every waiting thread issued.
 
     Runs before tile-allocate-shared; dots that are not wgmma are left as
     they are (they complete before the next op).

@@ -189,6 +189,36 @@ def TileSeesawPairs : Pass<"tile-seesaw-pairs", "mlir::ModuleOp"> {
                            "mlir::scf::SCFDialect"];
 }
 
+def TileSeesawHandoffs : Pass<"tile-seesaw-handoffs", "mlir::ModuleOp"> {
+  let summary = "Inside a seesaw pair, hand values over one way and issue "
+                "the second trip's score dots early";
+  let description = [{
+    With `tile.seesaw`, after tile-predicate-warpgroups: in each pair loop of
+    tile-seesaw-pairs behind a producer warpgroup, the conversions out of
+    warpgroup j's owned layout (the row scale, the running max and sums)
+    and the staging of j's p for `p . v` were exchanges, which both
+    warpgroups meet at. Each becomes a one-way hand-off: j writes a slot
+    right after computing the value (p goes into the trip's stage of the
+    buffer only j's score dot read) and arrives on the slot's "full"
+    mbarrier; the readers (both warpgroups for an unowned result, the other
+    warpgroup for an owned one) wait for it, read, and arrive on its
+    "empty" mbarrier, which j waits for before writing it again (for p,
+    the readers arrive once their dot is done, before the stage's
+    release). Both phases count the pairs each thread ran
+    (`tile.pipeline_base`). Then warpgroup 1's score dots of the second
+    trip move, with copies of the stage waits and views they read, into a
+    run of their own right after warpgroup 0's scores of the first trip
+    (everyone still waits for the stage where the trip did): both
+    warpgroups' score dots are then on the tensor cores together, and
+    tile-place-dot-waits leaves the run's dots in flight until warpgroup
+    1's softmax, which also waits for the first trip's running max. A
+    crossing that does not fit (a type a slot cannot hold, a p with no
+    free stage buffer) stays an exchange.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::scf::SCFDialect", "mlir::ub::UBDialect"];
+}
+
 def TileSplitWarpgroups : Pass<"tile-split-warpgroups", "mlir::ModuleOp"> {
   let summary = "With the seesaw, give each compute warpgroup a copy of the "
                 "code without the other's owned runs";

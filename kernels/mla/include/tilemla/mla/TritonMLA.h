@@ -196,9 +196,9 @@ struct TritonMLAOptions {
   /// Work in progress, off by default: on that path, instead of a score
   /// warpgroup, the two compute warpgroups take the score tiles of
   /// alternate token blocks (`with seesaw`, docs/design/PINGPONG.md section
-  /// 15). Correct, but 1.4-1.7x slower than the score warpgroup on the
-  /// H200 today: the two warpgroups still meet at every hand-over and
-  /// spill. Wins over scoreWarpgroup.
+  /// 15). Correct, but 1.2-1.3x slower than the score warpgroup on the
+  /// H200 today: with two whole-tile stages, a stage's refill sits on every
+  /// pair's path. Wins over scoreWarpgroup.
   bool seesaw = false;
   /// With that producer, stage 1 can run persistentWaves programs per SM
   /// (1..16), each taking work items (head block, request, split) that many
