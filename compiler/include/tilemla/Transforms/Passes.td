@@ -235,7 +235,10 @@ def TileSplitWarpgroups : Pass<"tile-split-warpgroups", "mlir::ModuleOp"> {
     decided over the one stream (elided barriers, dot waits, the shared
     memory layout) holds for both copies, which meet at the same barriers
     in the same order: it runs after tile-elide-scratch-barriers, right
-    before the lowering.
+    before the lowering. Behind a producer warpgroup each copy starts by
+    raising its registers (`tile.set_max_registers`; ptxas compiles a
+    branch for a `setmaxnreg` only at its start), and the consumer region
+    then sets none of its own.
   }];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::scf::SCFDialect", "mlir::ub::UBDialect"];
