@@ -274,6 +274,14 @@ bool chainsOn(Operation *op, Value value) {
          value.hasOneUse();
 }
 
+/// The warpgroup an owned run (`scf.if` marked tile.owner_warpgroup) runs
+/// on, or -1.
+int64_t runOwner(Operation *op) {
+  auto owner = op->getAttrOfType<IntegerAttr>(
+      TileDialect::OwnerWarpgroupAttrHelper::getNameStr());
+  return owner && isa<scf::IfOp>(op) ? owner.getInt() : -1;
+}
+
 /// The dot an owned run only issues, or null: a run of one warpgroup
 /// (`scf.if` marked tile.owner_warpgroup, tile-seesaw-handoffs) whose then
 /// block holds stage waits, views, pure ops and a chain of dots, and yields
@@ -281,8 +289,7 @@ bool chainsOn(Operation *op, Value value) {
 /// yields them pending; only the owner's threads issued them.
 DotOp issuedDot(Operation *op) {
   auto run = dyn_cast<scf::IfOp>(op);
-  if (!run || run.getNumResults() != 1 ||
-      !run->hasAttr(TileDialect::OwnerWarpgroupAttrHelper::getNameStr()))
+  if (!run || run.getNumResults() != 1 || runOwner(run) < 0)
     return {};
   auto last = run.thenYield().getOperand(0).getDefiningOp<DotOp>();
   if (!last || last->getBlock() != run.thenBlock() || !isAsyncCandidate(last) ||
@@ -312,14 +319,6 @@ struct BlockContext {
   bool issuing = false;
   int64_t owner = -1;
 };
-
-/// The warpgroup an owned run (`scf.if` marked tile.owner_warpgroup) runs
-/// on, or -1.
-int64_t runOwner(Operation *op) {
-  auto owner = op->getAttrOfType<IntegerAttr>(
-      TileDialect::OwnerWarpgroupAttrHelper::getNameStr());
-  return owner && isa<scf::IfOp>(op) ? owner.getInt() : -1;
-}
 
 class WaitPlacer {
 public:
@@ -470,11 +469,7 @@ private:
             llvm::append_range(reads, readsOf(dot));
         analyzeBlock(*cast<scf::IfOp>(op).thenBlock(), {}, {}, record,
                      {/*issuing=*/true});
-        inFlight.push_back(
-            {issued, op.getResult(0), reads, 0,
-             op.getAttrOfType<IntegerAttr>(
-                   TileDialect::OwnerWarpgroupAttrHelper::getNameStr())
-                 .getInt()});
+        inFlight.push_back({issued, op.getResult(0), reads, 0, runOwner(&op)});
         if (record)
           issuingRuns.push_back(cast<scf::IfOp>(op));
       } else if (ownedRun) {
