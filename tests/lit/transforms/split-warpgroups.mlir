@@ -3,7 +3,9 @@
 // With the seesaw the compute code becomes one copy per warpgroup: each
 // keeps its own owned run and the code both run (the exchange, the dot
 // into both warpgroups' accumulator), and reads poison where the other
-// warpgroup's run was.
+// warpgroup's run was. Behind a producer, each copy first raises its
+// registers to the consumers' count (ptxas compiles a branch for a
+// setmaxnreg only at its start).
 
 #own0 = #tile.mma<warpsPerCTA = [4, 1], version = 3, warpgroup = 0>
 #own1 = #tile.mma<warpsPerCTA = [4, 1], version = 3, warpgroup = 1>
@@ -16,6 +18,7 @@
 // CHECK-NEXT: %[[C0:.*]] = arith.constant 0 : i32
 // CHECK-NEXT: %[[FIRST:.*]] = arith.cmpi eq, %[[WG]], %[[C0]] : i32
 // CHECK-NEXT: scf.if %[[FIRST]] {
+// CHECK-NEXT: tile.set_max_registers 240 increase
 // CHECK: %[[A:.*]] = scf.if %{{.*}} -> (tensor<64x64xf32, #tile.mma<warpsPerCTA = [4, 1], version = 3, warpgroup = 0>>) {
 // CHECK: } {tile.owner_warpgroup = 0 : i64}
 // CHECK-NOT: tile.owner_warpgroup = 1
@@ -24,6 +27,7 @@
 // CHECK: tile.convert_layout %[[B0]]
 // CHECK: tile.store
 // CHECK: } else {
+// CHECK-NEXT: tile.set_max_registers 240 increase
 // CHECK: %[[A1:.*]] = ub.poison : tensor<64x64xf32, #tile.mma<warpsPerCTA = [4, 1], version = 3, warpgroup = 0>>
 // CHECK-NOT: tile.owner_warpgroup = 0
 // CHECK: %[[B:.*]] = scf.if %{{.*}} -> (tensor<64x64xf32, #tile.mma<warpsPerCTA = [4, 1], version = 3, warpgroup = 1>>) {
