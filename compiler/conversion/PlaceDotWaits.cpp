@@ -274,14 +274,6 @@ bool chainsOn(Operation *op, Value value) {
          value.hasOneUse();
 }
 
-/// The warpgroup an owned run (`scf.if` marked tile.owner_warpgroup) runs
-/// on, or -1.
-int64_t runOwner(Operation *op) {
-  auto owner = op->getAttrOfType<IntegerAttr>(
-      TileDialect::OwnerWarpgroupAttrHelper::getNameStr());
-  return owner && isa<scf::IfOp>(op) ? owner.getInt() : -1;
-}
-
 /// The dot an owned run only issues, or null: a run of one warpgroup
 /// (`scf.if` marked tile.owner_warpgroup, tile-seesaw-handoffs) whose then
 /// block holds stage waits, views, pure ops and a chain of dots, and yields
@@ -289,7 +281,7 @@ int64_t runOwner(Operation *op) {
 /// yields them pending; only the owner's threads issued them.
 DotOp issuedDot(Operation *op) {
   auto run = dyn_cast<scf::IfOp>(op);
-  if (!run || run.getNumResults() != 1 || runOwner(run) < 0)
+  if (!run || run.getNumResults() != 1 || getRunOwner(run) < 0)
     return {};
   auto last = run.thenYield().getOperand(0).getDefiningOp<DotOp>();
   if (!last || last->getBlock() != run.thenBlock() || !isAsyncCandidate(last) ||
@@ -443,7 +435,7 @@ private:
         std::tie(before, addBarrier) = waitPoint(&op);
       DotOp issued = issuedDot(&op);
       // A run of one warpgroup without dots waits inside, for its owner.
-      bool ownedRun = !issued && !nestedDots && runOwner(&op) >= 0;
+      bool ownedRun = !issued && !nestedDots && getRunOwner(&op) >= 0;
       if (ownedRun)
         needed.reset();
       if ((hasRegions && nestedDots && !issued) ||
@@ -469,13 +461,14 @@ private:
             llvm::append_range(reads, readsOf(dot));
         analyzeBlock(*cast<scf::IfOp>(op).thenBlock(), {}, {}, record,
                      {/*issuing=*/true});
-        inFlight.push_back({issued, op.getResult(0), reads, 0, runOwner(&op)});
+        inFlight.push_back(
+            {issued, op.getResult(0), reads, 0, getRunOwner(&op)});
         if (record)
           issuingRuns.push_back(cast<scf::IfOp>(op));
       } else if (ownedRun) {
         // The groups stay in flight for the other threads.
         analyzeBlock(*cast<scf::IfOp>(op).thenBlock(), inFlight, {}, record,
-                     {/*issuing=*/false, runOwner(&op)});
+                     {/*issuing=*/false, getRunOwner(&op)});
       } else if (hasRegions && nestedDots) {
         for (Region &region : op.getRegions())
           for (Block &nested : region)

@@ -453,6 +453,12 @@ bool mlir::tile::hasSeesaw(ModuleOp module) {
   return seesaw && seesaw.getValue();
 }
 
+int64_t mlir::tile::getRunOwner(Operation *op) {
+  auto owner = op->getAttrOfType<IntegerAttr>(
+      TileDialect::OwnerWarpgroupAttrHelper::getNameStr());
+  return owner && isa<scf::IfOp>(op) ? owner.getInt() : -1;
+}
+
 DotLayoutPlan::DotLayoutPlan(Operation *root, unsigned numWarps,
                              bool warpgroups, bool ownNarrowDots,
                              int64_t narrowDotOwner)

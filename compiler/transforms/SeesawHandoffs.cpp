@@ -47,16 +47,9 @@ Value i32(OpBuilder &b, Location loc, int64_t value) {
   return arith::ConstantIntOp::create(b, loc, b.getI32Type(), value);
 }
 
-/// The warpgroup an `scf.if` run belongs to (tile.owner_warpgroup), or -1.
-int64_t runOwner(Operation *op) {
-  auto owner = op->getAttrOfType<IntegerAttr>(
-      TileDialect::OwnerWarpgroupAttrHelper::getNameStr());
-  return owner && isa<scf::IfOp>(op) ? owner.getInt() : -1;
-}
-
 /// Whether `run` holds a dot whose accumulator its owner owns.
 bool holdsScoreDot(scf::IfOp run) {
-  int64_t owner = runOwner(run);
+  int64_t owner = getRunOwner(run);
   bool found = false;
   run.getThenRegion().walk([&](DotOp dot) {
     found |= getOwningWarpgroup(dot.getAcc().getType()) == owner;
@@ -127,7 +120,8 @@ private:
                     Value stage, Value full, Value empty);
   void handOverValue(ConvertLayoutOp convert);
   void handOverOperand(DotOp dot);
-  Value freeStageBuffer(DotOp dot, RankedTensorType type);
+  Value freeStageBuffer(DotOp dot, RankedTensorType type,
+                        MBarrierArriveOp release);
   void hoistSecondScores();
 };
 
@@ -158,7 +152,7 @@ scf::IfOp PairHandoffs::runOf(Value value) const {
   Operation *def = value.getDefiningOp();
   if (!def || def->getBlock() != &body)
     return {};
-  if (runOwner(def) >= 0)
+  if (getRunOwner(def) >= 0)
     return cast<scf::IfOp>(def);
   if (!isMemoryEffectFree(def) || def->getNumRegions())
     return {};
@@ -276,10 +270,20 @@ void PairHandoffs::handOverValue(ConvertLayoutOp convert) {
   convert.erase();
 }
 
+/// The first release of a stage after `op` in its block, or null.
+MBarrierArriveOp stageReleaseAfter(Operation *op) {
+  for (Operation *next = op->getNextNode(); next; next = next->getNextNode())
+    if (auto arrive = dyn_cast<MBarrierArriveOp>(next);
+        arrive && !arrive.getReleases().empty())
+      return arrive;
+  return {};
+}
+
 /// A ring buffer shaped as `dot`'s a operand whose views in the loop only
-/// feed owned (score) dots and which the trip's stage release frees: the
+/// feed owned (score) dots and which the trip's stage `release` frees: the
 /// owner may write the trip's stage once its score dot is done.
-Value PairHandoffs::freeStageBuffer(DotOp dot, RankedTensorType type) {
+Value PairHandoffs::freeStageBuffer(DotOp dot, RankedTensorType type,
+                                    MBarrierArriveOp release) {
   auto view = dot.getB().getDefiningOp<LocalViewOp>();
   if (!view)
     return {};
@@ -288,14 +292,6 @@ Value PairHandoffs::freeStageBuffer(DotOp dot, RankedTensorType type) {
   auto wanted = SharedBufferType::get(
       loop.getContext(), ringType.getStages(), type.getDimSize(0), cols,
       type.getElementType(), getWgmmaSwizzle(cols));
-  MBarrierArriveOp release;
-  for (Operation *op = dot->getNextNode(); op && !release;
-       op = op->getNextNode())
-    if (auto arrive = dyn_cast<MBarrierArriveOp>(op);
-        arrive && !arrive.getReleases().empty())
-      release = arrive;
-  if (!release)
-    return {};
   for (Value buffer : release.getReleases()) {
     if (buffer.getType() != wanted)
       continue;
@@ -325,7 +321,8 @@ void PairHandoffs::handOverOperand(DotOp dot) {
   Value sent = dot.getA();
   auto type = cast<RankedTensorType>(sent.getType());
   scf::IfOp run = runOf(sent);
-  Value buffer = run ? freeStageBuffer(dot, type) : Value();
+  MBarrierArriveOp release = stageReleaseAfter(dot);
+  Value buffer = run && release ? freeStageBuffer(dot, type, release) : Value();
   if (!buffer)
     return; // stays staged by the dot
   Value inRun = intoRun(sent, run);
@@ -351,11 +348,6 @@ void PairHandoffs::handOverOperand(DotOp dot) {
   dot.getAMutable().assign(view);
   // Freed once the dot is done (naming the buffer makes tile-place-dot-waits
   // wait for it), just before the stage's release waits for it anyway.
-  Operation *release = dot->getNextNode();
-  while (!release->hasTrait<OpTrait::IsTerminator>() &&
-         !(isa<MBarrierArriveOp>(release) &&
-           !cast<MBarrierArriveOp>(release).getReleases().empty()))
-    release = release->getNextNode();
   OpBuilder beforeRelease(release);
   MBarrierArriveOp::create(beforeRelease, loc, empty,
                            i32(beforeRelease, loc, 0), Value(),
@@ -371,9 +363,9 @@ void PairHandoffs::hoistSecondScores() {
     auto run = dyn_cast<scf::IfOp>(op);
     if (!run || !holdsScoreDot(run))
       continue;
-    if (runOwner(run) == 0 && !first)
+    if (getRunOwner(run) == 0 && !first)
       first = run;
-    else if (runOwner(run) == 1 && first && !second)
+    else if (getRunOwner(run) == 1 && first && !second)
       second = run;
   }
   if (!first || !second)
@@ -464,7 +456,7 @@ struct SeesawHandoffsPass
       split.getConsumer().walk([&](scf::ForOp loop) {
         bool owners[2] = {false, false};
         for (Operation &op : *loop.getBody())
-          if (int64_t owner = runOwner(&op); owner == 0 || owner == 1)
+          if (int64_t owner = getRunOwner(&op); owner == 0 || owner == 1)
             owners[owner] = true;
         if (owners[0] && owners[1])
           pairs.push_back(loop);

@@ -44,9 +44,7 @@ struct RoleOwners {
     return getOwningWarpgroup(value.getType()) == scoreOwner;
   }
   bool isScoreBranch(Operation *op) const {
-    auto owner = op->getAttrOfType<IntegerAttr>(
-        TileDialect::OwnerWarpgroupAttrHelper::getNameStr());
-    return owner && owner.getInt() == scoreOwner;
+    return getRunOwner(op) == scoreOwner;
   }
 };
 

@@ -34,9 +34,8 @@ namespace {
 void dropOthersRuns(Block &block, int64_t warpgroup) {
   SmallVector<scf::IfOp> others;
   block.walk<WalkOrder::PreOrder>([&](scf::IfOp branch) {
-    auto owner = branch->getAttrOfType<IntegerAttr>(
-        TileDialect::OwnerWarpgroupAttrHelper::getNameStr());
-    if (!owner || owner.getInt() == warpgroup)
+    int64_t owner = getRunOwner(branch);
+    if (owner < 0 || owner == warpgroup)
       return WalkResult::advance();
     others.push_back(branch); // what it holds goes with it
     return WalkResult::skip();

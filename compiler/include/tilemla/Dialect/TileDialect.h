@@ -102,6 +102,9 @@ int64_t getNarrowDotOwner(ModuleOp module, unsigned numWarps);
 /// work alternates between two warpgroups (tile-seesaw-pairs), which then
 /// run copies of their own (tile-split-warpgroups).
 bool hasSeesaw(ModuleOp module);
+/// The warpgroup that alone runs `op`, an owned run (`scf.if` marked
+/// tile.owner_warpgroup, tile-predicate-warpgroups), or -1 for any other op.
+int64_t getRunOwner(Operation *op);
 class DotLayoutPlan {
 public:
   DotLayoutPlan(Operation *root, unsigned numWarps, bool warpgroups,
