@@ -197,6 +197,10 @@ LogicalResult mlir::tile::split_roles::addCrossings(Block &body,
       crossings.push_back(op);
   });
 
+  // Ring trips' dot operands already in a slot, with the view the
+  // accumulate role reads them through: a later dot of the trip reading
+  // the same operand (p . V by halves) reads that view too.
+  DenseMap<Value, Value> inSlot;
   for (Operation *op : crossings) {
     Location loc = op->getLoc();
     Block *block = op->getBlock();
@@ -310,6 +314,12 @@ LogicalResult mlir::tile::split_roles::addCrossings(Block &body,
 
     // Inside a ring: the slot is the trip's stage, with a per-stage signal
     // of its own (the score role's threads arrive once they wrote it).
+    if (Value view = dot ? inSlot.lookup(sent) : Value();
+        view && view.getParentBlock() == block &&
+        view.getDefiningOp()->isBeforeInBlock(op)) {
+      dot.getAMutable().assign(view);
+      continue;
+    }
     if (ring->release && ring->release->isBeforeInBlock(op))
       return block->getParentOp()->emitOpError(
           "releases its stage before the accumulate role received the score "
@@ -386,6 +396,7 @@ LogicalResult mlir::tile::split_roles::addCrossings(Block &body,
                                                     slotType.getViewEncoding()),
                               buffer, ring->stage, b.getI32IntegerAttr(0));
       dot.getAMutable().assign(received);
+      inSlot[sent] = received;
     } else {
       received = LocalLoadOp::create(
           b, loc, cast<RankedTensorType>(op->getResult(0).getType()), buffer,

@@ -45,6 +45,7 @@ struct Tuning {
   bool warpSpecialize = true;
   bool scoreWarpgroup = true; ///< the library's default
   bool seesaw = false;
+  bool latentHalves = false;
   int persistentWaves = 0;
   int numSMs = 0; ///< fewer persistent programs: many items each
   mla::DeviceSchedule schedule = mla::DeviceSchedule::Default;
@@ -91,6 +92,7 @@ protected:
     options.warpSpecialize = tuning.warpSpecialize;
     options.scoreWarpgroup = tuning.scoreWarpgroup;
     options.seesaw = tuning.seesaw;
+    options.latentHalves = tuning.latentHalves;
     options.persistentWaves = tuning.persistentWaves;
     options.numSMs = tuning.numSMs;
     options.deviceSchedule = tuning.schedule;
@@ -160,6 +162,7 @@ protected:
           (r.tuning.warpSpecialize ? "" : " no-ws") +
           (r.tuning.scoreWarpgroup ? "" : " no-score-warpgroup") +
           (r.tuning.seesaw ? " seesaw" : "") +
+          (r.tuning.latentHalves ? " latent-halves" : "") +
           (r.tuning.persistentWaves
                ? " persistent=" + std::to_string(r.tuning.persistentWaves)
                : "") +
@@ -372,6 +375,45 @@ TEST_F(MlaGpuTest, ScoreWarpgroupHasLoopsOfItsOwn) {
   add(mk(128, 64, {777, 5, 64, 2048}, DType::F16), SP::Fixed4, seesaw);
   add(mk(128, 64, lens), SP::Fixed4, seesawFew);
   family("TMA score warpgroup: H 128 x pages x policies", runs);
+}
+
+TEST_F(MlaGpuTest, LatentHalvesOnEveryTmaKernel) {
+  // TritonMLAOptions::latentHalves (an experiment): the latent part
+  // streamed as two halves with a barrier each, p . V as two dots, on each
+  // TMA kernel: the producer's (H=64, and H=128 without a score
+  // warpgroup), the score warpgroup's and the seesaw's; partial last
+  // blocks, empty requests, every policy, a persistent grid of few
+  // programs, the device schedule, rank 256 and f16.
+  std::vector<int32_t> lens = {1, 63, 64, 65, 3000, 0, 129, 4096, 200};
+  std::vector<Run> runs;
+  auto add = [&](MlaCase c, SP policy, Tuning tuning) {
+    c.contiguousPages = true;
+    tuning.latentHalves = true;
+    runs.push_back({c, policy, mla::LseDType::F32, tuning});
+  };
+  Tuning scoreWarpgroup, producer, seesaw, few, scheduled;
+  producer.scoreWarpgroup = false;
+  seesaw.seesaw = true;
+  few.persistentWaves = 1;
+  few.numSMs = 3;
+  scheduled.schedule = mla::DeviceSchedule::Always;
+  MlaCase narrow = mk(128, 64, {777, 5, 64, 2048});
+  narrow.R = 256;
+  for (int H : {64, 128}) {
+    for (SP policy : {SP::Auto, SP::Fixed4, SP::BatchInvariant})
+      add(mk(H, 64, lens, DType::BF16, true), policy, scoreWarpgroup);
+    add(mk(H, 128, lens, DType::F16), SP::Fixed4, few);
+    add(mk(H, 64, lens), SP::Auto, scheduled);
+  }
+  for (const Tuning &tuning : {producer, seesaw}) {
+    add(mk(128, 64, lens), SP::Auto, tuning);
+    add(narrow, SP::Fixed4, tuning);
+  }
+  add(narrow, SP::Fixed4, scoreWarpgroup);
+  Tuning seesawFew = few;
+  seesawFew.seesaw = true;
+  add(mk(128, 64, lens, DType::F16), SP::Fixed4, seesawFew);
+  family("TMA latent halves: H 64/128 x kernels x policies", runs);
 }
 
 TEST_F(MlaGpuTest, DeviceScheduleOnEveryKernel) {

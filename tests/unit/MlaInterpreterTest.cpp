@@ -61,9 +61,10 @@ struct Worst {
 /// the work items `programs` apart (0: a program per item). `parts` > 0:
 /// the device schedule (mla_decode_schedule.tile) with that many parts
 /// instead of splits. `stage2Heads`: heads per stage-2 program.
+/// `latentHalves`: the TMA variant streams the latent part in two halves.
 MlaErrors runCase(const MlaCase &c, int splits, std::mt19937_64 &rng,
                   DType lseType = DType::F32, int programs = 0, int parts = 0,
-                  int stage2Heads = 1) {
+                  int stage2Heads = 1, bool latentHalves = false) {
   MlaProblem p = makeMlaProblem(c, rng);
   MlaReference ref = mlaReference(p);
   const int B = c.B(), headBlocks = (c.H + 15) / 16;
@@ -84,6 +85,7 @@ MlaErrors runCase(const MlaCase &c, int splits, std::mt19937_64 &rng,
                                    {"TMA", tma ? "1" : "0"},
                                    {"CHUNK_ALIGN", std::to_string(chunkAlign)},
                                    {"SCHEDULE", scheduleFlag},
+                                   {"LATENT_HALVES", latentHalves ? "1" : "0"},
                                    {"T", t},
                                    {"LSE_T", dtypeName(lseType)}});
   // Several split blocks and column blocks per (request, head).
@@ -210,6 +212,7 @@ struct Family {
   int programs = 0;    ///< persistent stage-1 programs (0: one per item)
   int parts = 0;       ///< > 0: the device schedule's parts instead of splits
   int stage2Heads = 1; ///< heads per stage-2 program
+  bool latentHalves = false; ///< the latent part streamed in two halves
 };
 
 double oTolerance(DType t) { return t == DType::BF16 ? 1e-2 : 2e-3; }
@@ -226,7 +229,7 @@ void runFamilies(const std::vector<Family> &families) {
       for (int splits : f.splits) {
         SCOPED_TRACE(c.describe() + " splits=" + std::to_string(splits));
         MlaErrors e = runCase(c, splits, rng, DType::F32, f.programs, f.parts,
-                              f.stage2Heads);
+                              f.stage2Heads, f.latentHalves);
         EXPECT_LE(e.o, oTolerance(c.type)) << "at " << e.where;
         EXPECT_LE(e.lse, 1e-3);
         worst.o = std::max(worst.o, e.o);
@@ -291,6 +294,24 @@ TEST(MlaInterpreter, TmaVariant) {
     c.contiguousPages = true;
   runFamilies({{"TMA variant, contiguous pages", cases, {1, 4}},
                {"TMA variant, 3 persistent programs", cases, {1, 4}, 3}});
+}
+
+TEST(MlaInterpreter, TmaVariantByLatentHalves) {
+  // LATENT_HALVES: the latent part streamed, multiplied and accumulated in
+  // two halves of R / 2 columns (each half's rows past the end zeroed),
+  // written in two halves; with a negative scale (q negated, all three
+  // parts), the device schedule and whole requests written directly.
+  std::vector<MlaCase> cases = {small(16, 16, {100, 0, 1, 37, 64, 3}),
+                                small(20, 32, {97, 5, 0, 66}, DType::F16, true),
+                                small(16, 64, {1000, 513, 2})};
+  for (MlaCase &c : cases)
+    c.contiguousPages = true;
+  cases[1].scale = -cases[1].scale;
+  Family halves{"TMA variant, latent halves", cases, {1, 4}, 3};
+  halves.latentHalves = true;
+  Family scheduled{"TMA latent halves, schedule", cases, {1}, 0, 7};
+  scheduled.latentHalves = true;
+  runFamilies({halves, scheduled});
 }
 
 TEST(MlaInterpreter, DeviceSchedule) {

@@ -79,6 +79,7 @@ std::vector<Shape> adversarialMixes(int H, int page) {
       "                 [--json=FILE] [--block-n=N] [--block-h=N] [--warps=N]\n"
       "                 [--stages=N] [--max-splits=N] [--min-splits=N]\n"
       "                 [--no-tma] [--no-ws] [--no-score-warpgroup] [--seesaw] "
+      "[--latent-halves] "
       "[--persistent=W]\n"
       "                 [--schedule=default|off|always] [--step-schedule]\n"
       "                 [--mixes]\n"
@@ -112,6 +113,8 @@ std::vector<Shape> adversarialMixes(int H, int page) {
       "            the score tiles and softmax ahead of the other two\n"
       "  --seesaw  there, the two compute warpgroups take the score tiles\n"
       "            of alternate token blocks instead (work in progress)\n"
+      "  --latent-halves  on the TMA path, stream each token block's latent\n"
+      "            part as two halves with a barrier each (an experiment)\n"
       "  --persistent  with the producer warpgroup, W stage-1 programs per\n"
       "            SM (default 1), each taking many work items\n"
       "  --schedule  where the auto policy schedules stage 1 on the device:\n"
@@ -293,6 +296,8 @@ Options parseOptions(int argc, char **argv) {
       o.scoreWarpgroup = false;
     } else if (arg == "--seesaw") {
       o.seesaw = true;
+    } else if (arg == "--latent-halves") {
+      o.latentHalves = true;
     } else if (arg == "--persistent") {
       o.persistentWaves = hasValue ? takeInt(1) : 1;
     } else if (arg == "--schedule") {

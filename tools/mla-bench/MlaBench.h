@@ -41,7 +41,8 @@ struct Options {
   bool tma = true; ///< let stage 1 stream the cache with TMA (sm_90a)
   bool warpSpecialize = true; ///< a producer warpgroup issues the TMA copies
   bool scoreWarpgroup = true; ///< a third warpgroup for the score tiles
-  bool seesaw = false; ///< alternate score tiles between the warpgroups
+  bool seesaw = false;        ///< alternate score tiles between the warpgroups
+  bool latentHalves = false;  ///< stream the latent part in two halves
   int persistentWaves = 0;    ///< with it, stage-1 programs per SM (0: off)
   mla::DeviceSchedule deviceSchedule = mla::DeviceSchedule::Default;
   /// --step-schedule: a call that schedules on the device reads a schedule

@@ -142,6 +142,7 @@ mla::TritonMLAImpl makeImpl(int H, int maxBatch, mla::SplitPolicy policy,
   options.warpSpecialize = o.warpSpecialize;
   options.scoreWarpgroup = o.scoreWarpgroup;
   options.seesaw = o.seesaw;
+  options.latentHalves = o.latentHalves;
   options.persistentWaves = o.persistentWaves;
   options.deviceSchedule = o.deviceSchedule;
   if (o.maxSplits)

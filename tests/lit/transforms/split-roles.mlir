@@ -116,6 +116,79 @@ module attributes {tile.num_warps = 8 : i32, tile.score_warpgroup = true, tile.p
 
 // -----
 
+// p read by two accumulate dots of the trip (p . V by halves, each half of
+// V a buffer of its own): it crosses once, into the rope box, and both
+// dots read it through the one view, after the one wait.
+
+#own = #tile.mma<warpsPerCTA = [4, 1], version = 3, warpgroup = 2>
+#acc = #tile.mma<warpsPerCTA = [4, 2], version = 3>
+#smem = #tile.shared<rowStride = 4096, swizzle = 128>
+// CHECK-LABEL: func.func @halves
+// CHECK: %[[K:.*]] = tile.local_alloc -> <2 x 64 x 64 x bf16, swizzle = 128>
+// CHECK-NOT: tile.local_alloc
+// CHECK: %[[PSIGNAL:.*]] = tile.mbarrier_alloc -> <2, arrivals = 128>
+// CHECK-NOT: tile.local_alloc
+// CHECK: } consumer {
+// CHECK: scf.if %{{.*}} {
+// CHECK: tile.local_store %{{.*}}, %[[K]][%[[STAGE:[0-9a-z_]+]]]
+// CHECK-NEXT: tile.mbarrier_arrive %[[PSIGNAL]][%[[STAGE]]] :
+// CHECK-NOT: tile.local_store
+// CHECK: } {tile.owner_warpgroup = 2 : i64}
+// CHECK: tile.mbarrier_wait %[[PSIGNAL]][%[[ASTAGE:[0-9a-z_]+]]], %{{.*}} :
+// CHECK-NEXT: %[[PV:.*]] = tile.local_view %[[K]][%[[ASTAGE]]]
+// CHECK-NOT: tile.mbarrier_wait %[[PSIGNAL]]
+// CHECK: tile.dot %[[PV]], %{{.*}}, %{{.*}} :
+// CHECK-NOT: tile.mbarrier_wait %[[PSIGNAL]]
+// CHECK: tile.dot %[[PV]], %{{.*}}, %{{.*}} :
+module attributes {tile.num_warps = 8 : i32, tile.score_warpgroup = true, tile.producer_warps = 4 : i32} {
+  func.func @halves(%n: i32, %q: tensor<64x64xbf16, #smem>, %out0: tensor<64x256x!tile.ptr<f32>, #acc>, %out1: tensor<64x256x!tile.ptr<f32>, #acc>) attributes {tile.kernel} {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c2 = arith.constant 2 : i32
+    %c64 = arith.constant 64 : i32
+    %zs = arith.constant dense<0.0> : tensor<64x64xf32, #own>
+    %zacc = arith.constant dense<0.0> : tensor<64x256xf32, #acc>
+    %v0 = tile.local_alloc -> <2 x 64 x 256 x bf16, swizzle = 128>
+    %v1 = tile.local_alloc -> <2 x 64 x 256 x bf16, swizzle = 128>
+    %full = tile.mbarrier_alloc -> <2>
+    %k = tile.local_alloc -> <2 x 64 x 64 x bf16, swizzle = 128>
+    %empty = tile.mbarrier_alloc -> <2, arrivals = 8>
+    tile.warp_specialize {consumerRegisters = 240 : i32, producerRegisters = 24 : i32, producerWarps = 4 : i32} producer {
+    } consumer {
+      %r:2 = scf.for %iv = %c0 to %n step %c64 iter_args(%a0 = %zacc, %a1 = %zacc) -> (tensor<64x256xf32, #acc>, tensor<64x256xf32, #acc>) : i32 {
+        %i = arith.divsi %iv, %c64 : i32
+        %stage = arith.remsi %i, %c2 : i32
+        %half = arith.divsi %i, %c2 : i32
+        %parity = arith.andi %half, %c1 : i32
+        tile.mbarrier_wait %full[%stage], %parity : <2>
+        %w0 = tile.local_view %v0[%stage] {column = 0 : i32} : <2 x 64 x 256 x bf16, swizzle = 128> -> tensor<64x256xbf16, #smem>
+        %w1 = tile.local_view %v1[%stage] {column = 0 : i32} : <2 x 64 x 256 x bf16, swizzle = 128> -> tensor<64x256xbf16, #smem>
+        %kv = tile.local_view %k[%stage] {column = 0 : i32} : <2 x 64 x 64 x bf16, swizzle = 128> -> tensor<64x64xbf16, #smem>
+        %wg = tile.warpgroup_id : i32
+        %owner = arith.cmpi eq, %wg, %c2 : i32
+        %p = scf.if %owner -> (tensor<64x64xf32, #own>) {
+          %s0 = tile.dot %q, %kv, %zs {transB} : tensor<64x64xbf16, #smem> * tensor<64x64xbf16, #smem> + tensor<64x64xf32, #own> -> tensor<64x64xf32, #own>
+          %e = math.exp2 %s0 : tensor<64x64xf32, #own>
+          scf.yield %e : tensor<64x64xf32, #own>
+        } else {
+          %u = ub.poison : tensor<64x64xf32, #own>
+          scf.yield %u : tensor<64x64xf32, #own>
+        } {tile.owner_warpgroup = 2 : i64}
+        %pb = arith.truncf %p : tensor<64x64xf32, #own> to tensor<64x64xbf16, #own>
+        %o0 = tile.dot %pb, %w0, %a0 : tensor<64x64xbf16, #own> * tensor<64x256xbf16, #smem> + tensor<64x256xf32, #acc> -> tensor<64x256xf32, #acc>
+        %o1 = tile.dot %pb, %w1, %a1 : tensor<64x64xbf16, #own> * tensor<64x256xbf16, #smem> + tensor<64x256xf32, #acc> -> tensor<64x256xf32, #acc>
+        tile.mbarrier_arrive %empty[%stage] releases %v0, %v1, %k : !tile.smem<2 x 64 x 256 x bf16, swizzle = 128>, !tile.smem<2 x 64 x 256 x bf16, swizzle = 128>, !tile.smem<2 x 64 x 64 x bf16, swizzle = 128> {perWarp} : <2, arrivals = 8>
+        scf.yield %o0, %o1 : tensor<64x256xf32, #acc>, tensor<64x256xf32, #acc>
+      }
+      tile.store %out0, %r#0 : tensor<64x256x!tile.ptr<f32>, #acc>, tensor<64x256xf32, #acc>
+      tile.store %out1, %r#1 : tensor<64x256x!tile.ptr<f32>, #acc>, tensor<64x256xf32, #acc>
+    }
+    return
+  }
+}
+
+// -----
+
 // Outside a ring: the row sums after a loop go through one slot with full
 // and empty barriers, each side counting its own runs for the phase.
 

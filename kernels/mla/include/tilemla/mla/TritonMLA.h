@@ -200,6 +200,12 @@ struct TritonMLAOptions {
   /// H200 today: with two whole-tile stages, a stage's refill sits on every
   /// pair's path. Wins over scoreWarpgroup.
   bool seesaw = false;
+  /// An experiment, off by default: on the TMA path, stage 1 streams the
+  /// latent part of each token block as two halves of R / 2 columns, each
+  /// with its own barrier, so that the score dots start on the rope box
+  /// and the first half while the second lands, and p . V runs as two
+  /// dots (docs/design/PINGPONG.md section 15.2). Not measured yet.
+  bool latentHalves = false;
   /// With that producer, stage 1 can run persistentWaves programs per SM
   /// (1..16), each taking work items (head block, request, split) that many
   /// apart: the producer streams the next item's first tokens while the
@@ -578,6 +584,11 @@ private:
   /// Stage 1 with the seesaw (TritonMLAOptions::seesaw), on the same path.
   bool seesaw(bool tma) const {
     return tma && opts.seesaw && heads > headBlock();
+  }
+  /// Stage 1 streams the latent part in halves
+  /// (TritonMLAOptions::latentHalves): TMA only, and an even rank.
+  bool latentHalves(bool tma) const {
+    return tma && opts.latentHalves && rank % 2 == 0;
   }
   /// Stage 1 as persistent programs (TritonMLAOptions::persistentWaves).
   bool persistentStage1(bool tma) const {
