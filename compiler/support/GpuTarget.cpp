@@ -3,18 +3,25 @@
 
 namespace tilemla {
 namespace {
-/// Every target the backend compiles for at PTX 8.0: Ampere, Ada and
-/// Hopper. Newer architectures need a newer PTX version.
+/// Every target the backend compiles for: Ampere, Ada and Hopper at PTX
+/// 8.0 (every CUDA 12+ driver), and Blackwell's architectures at the first
+/// PTX version that describes each (a driver of their generation reads
+/// it). Only sm_90a has architecture-specific code (wgmma, TMA); the
+/// others run the portable kernels (mma.sync, cp.async).
 struct KnownTarget {
   unsigned capability;
   bool archSpecific;
   const char *name;
   unsigned maxSharedKiB; ///< the opt-in shared memory per program
+  unsigned ptxVersion;   ///< 86 is PTX 8.6
 };
 constexpr KnownTarget kKnownTargets[] = {
-    {80, false, "sm_80", 163}, {86, false, "sm_86", 99},
-    {87, false, "sm_87", 163}, {89, false, "sm_89", 99},
-    {90, false, "sm_90", 227}, {90, true, "sm_90a", 227},
+    {80, false, "sm_80", 163, 80},   {86, false, "sm_86", 99, 80},
+    {87, false, "sm_87", 163, 80},   {89, false, "sm_89", 99, 80},
+    {90, false, "sm_90", 227, 80},   {90, true, "sm_90a", 227, 80},
+    {100, false, "sm_100", 227, 86}, {103, false, "sm_103", 227, 88},
+    {110, false, "sm_110", 227, 90}, {120, false, "sm_120", 99, 87},
+    {121, false, "sm_121", 99, 88},
 };
 
 const KnownTarget &lookup(unsigned capability, bool archSpecific) {
@@ -60,5 +67,9 @@ std::string GpuTarget::name() const {
 
 unsigned GpuTarget::maxSharedBytes() const {
   return lookup(capability, archSpecific).maxSharedKiB * 1024;
+}
+
+unsigned GpuTarget::ptxVersion() const {
+  return lookup(capability, archSpecific).ptxVersion;
 }
 } // namespace tilemla

@@ -9,8 +9,8 @@
 // Two stages of 256 rows of 192 bf16 (rows padded to 200 for ldmatrix).
 // HOPPER: module attributes {tile.shared = 204800 : i32}
 // AMPERE: error: kernel 'stages' needs 204800 bytes of shared memory; sm_80 allows 166912 per program (use smaller tiles or fewer pipeline stages)
-// UNKNOWN: error: unknown target architecture 'sm_99' (known: sm_80, sm_86, sm_87, sm_89, sm_90, sm_90a)
-// PIPELINE: unknown target architecture 'sm_99' (known: sm_80, sm_86, sm_87, sm_89, sm_90, sm_90a)
+// UNKNOWN: error: unknown target architecture 'sm_99' (known: sm_80, sm_86, sm_87, sm_89, sm_90, sm_90a, sm_100, sm_103, sm_110, sm_120, sm_121)
+// PIPELINE: unknown target architecture 'sm_99' (known: sm_80, sm_86, sm_87, sm_89, sm_90, sm_90a, sm_100, sm_103, sm_110, sm_120, sm_121)
 func.func @stages() attributes {tile.kernel} {
   %buffer = tile.local_alloc -> <2 x 256 x 192 x bf16>
   return

@@ -22,19 +22,20 @@ public:
   /// architecture-specific features.
   GpuTarget() : GpuTarget(90, true) {}
 
-  /// "sm_80", "sm_86", "sm_87", "sm_89", "sm_90" or "sm_90a"; nullopt for
-  /// any other name (see knownNames()).
+  /// "sm_80", "sm_86", "sm_87", "sm_89", "sm_90", "sm_90a", "sm_100",
+  /// "sm_103", "sm_110", "sm_120" or "sm_121"; nullopt for any other name
+  /// (see knownNames()).
   static std::optional<GpuTarget> parse(std::string_view name);
   /// The target the compiler uses on a device of compute capability
   /// major.minor: sm_90a on 9.0 (wgmma, TMA), sm_XY on the other known
-  /// ones; nullopt where no known target runs.
+  /// ones (10.0 -> sm_100, ...); nullopt where no known target runs.
   static std::optional<GpuTarget> forDevice(int major, int minor);
   /// The names parse() accepts, for messages: "sm_80, sm_86, ...".
   static const std::string &knownNames();
 
   /// "sm_90a", "sm_80", ...
   std::string name() const;
-  /// 90 for sm_90 and sm_90a, 80 for sm_80, ...
+  /// 90 for sm_90 and sm_90a, 80 for sm_80, 100 for sm_100, ...
   unsigned computeCapability() const { return capability; }
   /// The 'a' variant: code that runs only on that exact architecture.
   bool isArchSpecific() const { return archSpecific; }
@@ -46,9 +47,11 @@ public:
   bool hasDependentLaunch() const { return capability >= 90; }
   /// Largest shared memory one program may use (the opt-in limit), bytes.
   unsigned maxSharedBytes() const;
-  /// The PTX ISA version the backend emits (80 is PTX 8.0, the first with
-  /// sm_90a, accepted by every CUDA 12+ driver).
-  unsigned ptxVersion() const { return 80; }
+  /// The PTX ISA version the backend emits (80 is PTX 8.0): 8.0 up to
+  /// sm_90a (the first with it, accepted by every CUDA 12+ driver), the
+  /// first version that names the architecture after that (sm_100: 8.6,
+  /// sm_120: 8.7, sm_103 and sm_121: 8.8, sm_110: 9.0).
+  unsigned ptxVersion() const;
 
   bool operator==(const GpuTarget &other) const {
     return capability == other.capability && archSpecific == other.archSpecific;
