@@ -76,6 +76,22 @@ BatchInvariantChunks batchInvariantChunks(int64_t numHeads, int headBlock,
   return cut;
 }
 
+int64_t stage1SharedBytes(int tokenBlock, int headBlock, int stages,
+                          int64_t rank, int64_t rope) {
+  const int64_t row = (rank + rope + 16) * 2;
+  return (int64_t(stages) * tokenBlock + headBlock) * row +
+         int64_t(headBlock) * (tokenBlock + 8) * 2;
+}
+
+int fittingTokenBlock(int64_t maxSharedBytes, int headBlock, int stages,
+                      int64_t rank, int64_t rope) {
+  for (int tokenBlock : {TritonMLAImpl::kTokenBlock, 32})
+    if (stage1SharedBytes(tokenBlock, headBlock, stages, rank, rope) <=
+        maxSharedBytes)
+      return tokenBlock;
+  return 16;
+}
+
 int TritonMLAImpl::numSplits(int64_t batch, int64_t maxSeqLen) const {
   // The grid covers the longest request's pieces (at most maxPieces), each
   // request its own (BatchInvariantChunks::pieces <= this).

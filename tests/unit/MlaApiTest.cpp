@@ -6,11 +6,14 @@
 // ends with the "device = -1" error.
 //
 //===----------------------------------------------------------------------===//
+#include "tilemla/Driver/Compiler.h"
 #include "tilemla/mla/TritonMLA.h"
 
 #include "gtest/gtest.h"
 
 #include <cmath>
+#include <fstream>
+#include <sstream>
 
 using namespace tilemla;
 using namespace tilemla::mla;
@@ -221,6 +224,91 @@ TEST(MlaSplits, Policies) {
   EXPECT_EQ(c.make()->numSplits(8, -1), 64);
   c.options.splitPolicy = SplitPolicy::Fixed4;
   EXPECT_EQ(c.make()->workspaceSplitRows(), 32);
+}
+
+/// Stage 1 compiled for `arch` with a token block, heads per program,
+/// pipeline stages and rank (cp.async path): its shared memory, or the
+/// compiler's errors.
+struct Stage1Build {
+  std::optional<CompiledKernel> kernel;
+  std::string errs;
+};
+Stage1Build compileStage1(const char *arch, int tokenBlock, int headBlock,
+                          int stages, int64_t rank) {
+  std::ifstream in(std::string(TILEMLA_SOURCE_DIR) +
+                   "/kernels/mla/mla_decode_stage1.tile");
+  std::stringstream source;
+  source << in.rdbuf();
+  CompileOptions options;
+  options.target = *GpuTarget::parse(arch);
+  options.defines = {{"H", "64"},
+                     {"R", std::to_string(rank)},
+                     {"BLOCK_H", std::to_string(headBlock)},
+                     {"BLOCK_N", std::to_string(tokenBlock)},
+                     {"STAGES", std::to_string(stages)}};
+  Stage1Build build;
+  build.kernel = compileKernel(
+      SourceFile("kernels/mla/mla_decode_stage1.tile", source.str()), options,
+      build.errs);
+  return build;
+}
+
+TEST(MlaTiles, Stage1SharedMemoryIsWhatTheCompilerAllocates) {
+  for (int tokenBlock : {16, 32, 64})
+    for (int headBlock : {16, 32})
+      for (int stages : {2, 3})
+        for (int64_t rank : {512, 256}) {
+          SCOPED_TRACE(::testing::Message()
+                       << "tokenBlock=" << tokenBlock
+                       << " headBlock=" << headBlock << " stages=" << stages
+                       << " rank=" << rank);
+          if (tokenBlock != 32 && stages == 3)
+            continue; // a few points are enough
+          Stage1Build build =
+              compileStage1("sm_100", tokenBlock, headBlock, stages, rank);
+          ASSERT_TRUE(build.kernel) << build.errs;
+          EXPECT_EQ(int64_t(build.kernel->sharedBytes),
+                    stage1SharedBytes(tokenBlock, headBlock, stages, rank, 64));
+        }
+}
+
+TEST(MlaTiles, TheDefaultTokenBlockFitsEachTarget) {
+  struct Expected {
+    const char *arch;
+    int headBlock;
+    int64_t rank;
+    int tokenBlock;
+  };
+  // Hopper and Blackwell's data-center parts keep 64; Ampere's 163 KB and
+  // the 99 KB parts take smaller blocks.
+  for (const Expected &e : std::vector<Expected>{{"sm_90", 32, 512, 64},
+                                                 {"sm_100", 32, 512, 64},
+                                                 {"sm_80", 16, 512, 32},
+                                                 {"sm_80", 32, 512, 32},
+                                                 {"sm_80", 16, 256, 64},
+                                                 {"sm_86", 16, 512, 32},
+                                                 {"sm_120", 16, 512, 32},
+                                                 {"sm_120", 32, 512, 16},
+                                                 {"sm_89", 16, 256, 64},
+                                                 {"sm_121", 32, 256, 32}}) {
+    SCOPED_TRACE(::testing::Message() << e.arch << " headBlock=" << e.headBlock
+                                      << " rank=" << e.rank);
+    GpuTarget target = *GpuTarget::parse(e.arch);
+    int tokenBlock =
+        fittingTokenBlock(target.maxSharedBytes(), e.headBlock, 2, e.rank, 64);
+    EXPECT_EQ(tokenBlock, e.tokenBlock);
+    // It compiles there; twice the block does not.
+    Stage1Build fits =
+        compileStage1(e.arch, tokenBlock, e.headBlock, 2, e.rank);
+    EXPECT_TRUE(fits.kernel) << fits.errs;
+    if (tokenBlock < TritonMLAImpl::kTokenBlock) {
+      Stage1Build over =
+          compileStage1(e.arch, 2 * tokenBlock, e.headBlock, 2, e.rank);
+      EXPECT_FALSE(over.kernel);
+      EXPECT_NE(over.errs.find("bytes of shared memory"), std::string::npos)
+          << over.errs;
+    }
+  }
 }
 
 TEST(MlaSplits, BatchInvariantCut) {

@@ -166,10 +166,11 @@ struct TritonMLAOptions {
   /// memory, stages - 1 of them in flight while one is computed on; 1: no
   /// pipelining); 0: defaults (TritonMLAImpl::kTokenBlock, kStage1Warps,
   /// kHeadBlock or kWideHeadBlock, kStages; on sm_90a with H >= 64,
-  /// kWarpgroupHeadBlock heads over kWarpgroupWarps warps). Stage 1 needs about
-  /// stages * tokenBlock * (R + P
-  /// + 16) * 2 bytes of shared memory; more than the device has fails at
-  /// the first launch.
+  /// kWarpgroupHeadBlock heads over kWarpgroupWarps warps; elsewhere the
+  /// largest token block whose stage 1 fits the device's shared memory,
+  /// fittingTokenBlock). Stage 1 needs stage1SharedBytes(...) of shared
+  /// memory; a tokenBlock set here that needs more than the device has
+  /// fails at the first call with the compiler's error.
   int tokenBlock = 0;
   int stage1Warps = 0;
   int headBlock = 0;
@@ -254,6 +255,22 @@ TILEMLA_API BatchInvariantChunks batchInvariantChunks(int64_t numHeads,
                                                       int headBlock,
                                                       int64_t rank,
                                                       int64_t maxBatch);
+
+/// Stage 1's shared memory where it copies the cache with cp.async (every
+/// target but sm_90a's 64-head tiles), bytes: `stages` blocks of
+/// `tokenBlock` cache rows and the q tile's `headBlock` rows, each of
+/// rank + rope 2-byte values padded by 16 (ldmatrix reads them without
+/// bank conflicts), and p's staging, `headBlock` rows of tokenBlock + 8.
+/// The unit tests hold it to what the compiler allocates.
+TILEMLA_API int64_t stage1SharedBytes(int tokenBlock, int headBlock, int stages,
+                                      int64_t rank, int64_t rope);
+
+/// The default token block on a device whose programs may use
+/// `maxSharedBytes`: the largest of 64, 32 and 16 whose stage 1 fits
+/// (sm_90a and Blackwell's data-center parts: 64; sm_80: 32; the 99 KB of
+/// sm_86, sm_89 and sm_120: 32 with 16 heads, 16 with 32); 16 if none does.
+TILEMLA_API int fittingTokenBlock(int64_t maxSharedBytes, int headBlock,
+                                  int stages, int64_t rank, int64_t rope);
 
 /// The split count `policy` chooses (see SplitPolicy). Pure host function.
 /// BatchInvariant: 1 here (its pieces depend on each request's length; see
@@ -574,7 +591,7 @@ private:
   }
   int64_t cdivHeads(int64_t block) const { return (heads + block - 1) / block; }
   int tokenBlock() const {
-    return opts.tokenBlock ? opts.tokenBlock : kTokenBlock;
+    return opts.tokenBlock ? opts.tokenBlock : deviceTokenBlock;
   }
   /// Stage 1 with a score warpgroup (TritonMLAOptions::scoreWarpgroup):
   /// where a head block's scores are owned by one warpgroup.
@@ -622,6 +639,9 @@ private:
   int64_t wsSplitRows = 1;
   int numSMs = 132;
   bool warpgroupTiles = false; ///< the device runs wgmma (sm_90a)
+  /// The default token block: kTokenBlock, or less where the device's
+  /// shared memory cannot hold its stage 1 (fittingTokenBlock).
+  int deviceTokenBlock = kTokenBlock;
   BatchInvariantChunks invariant;
   std::unique_ptr<DeviceBuffer> workspace, lseScratch;
   /// The schedule calls make when not given one (DecodeMetadata::schedule).
