@@ -110,6 +110,9 @@ private:
   static constexpr int64_t consumerThreads = 2 * kWarpgroupThreads;
   Value parity; // (pairs this thread ran before this one) & 1
   llvm::SmallPtrSet<Operation *, 8> handOffOps; // p's stores and views
+  /// p handed over, and the view its readers read it through: a later dot
+  /// of the trip reading the same p (p . V by halves) reads that view.
+  DenseMap<Value, Value> handedOver;
 
   Value pairParity(Value ring);
   scf::IfOp runOf(Value value) const;
@@ -319,6 +322,12 @@ Value PairHandoffs::freeStageBuffer(DotOp dot, RankedTensorType type,
 /// A dot of every consumer thread reading warpgroup j's a operand (p).
 void PairHandoffs::handOverOperand(DotOp dot) {
   Value sent = dot.getA();
+  if (Value view = handedOver.lookup(sent);
+      view && view.getParentBlock() == dot->getBlock() &&
+      view.getDefiningOp()->isBeforeInBlock(dot)) {
+    dot.getAMutable().assign(view);
+    return;
+  }
   auto type = cast<RankedTensorType>(sent.getType());
   scf::IfOp run = runOf(sent);
   MBarrierArriveOp release = stageReleaseAfter(dot);
@@ -345,6 +354,7 @@ void PairHandoffs::handOverOperand(DotOp dot) {
                             bufferType.getViewEncoding()),
       buffer, stage, b.getI32IntegerAttr(0));
   handOffOps.insert(view.getDefiningOp());
+  handedOver[sent] = view;
   dot.getAMutable().assign(view);
   // Freed once the dot is done (naming the buffer makes tile-place-dot-waits
   // wait for it), just before the stage's release waits for it anyway.

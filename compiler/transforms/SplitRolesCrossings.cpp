@@ -314,16 +314,16 @@ LogicalResult mlir::tile::split_roles::addCrossings(Block &body,
 
     // Inside a ring: the slot is the trip's stage, with a per-stage signal
     // of its own (the score role's threads arrive once they wrote it).
+    if (ring->release && ring->release->isBeforeInBlock(op))
+      return block->getParentOp()->emitOpError(
+          "releases its stage before the accumulate role received the score "
+          "role's values of the trip");
     if (Value view = dot ? inSlot.lookup(sent) : Value();
         view && view.getParentBlock() == block &&
         view.getDefiningOp()->isBeforeInBlock(op)) {
       dot.getAMutable().assign(view);
       continue;
     }
-    if (ring->release && ring->release->isBeforeInBlock(op))
-      return block->getParentOp()->emitOpError(
-          "releases its stage before the accumulate role received the score "
-          "role's values of the trip");
     Value signal;
     {
       OpBuilder::InsertionGuard guard(above);

@@ -160,10 +160,11 @@ TritonMLAImpl::TritonMLAImpl(
                               "context's device {}, got {}",
                               device.ordinal, opts.device));
     warpgroupTiles = device.target && device.target->hasWgmma();
-    // Without wgmma stage 1 copies the cache with cp.async into padded
-    // rows: 64-token blocks need 169 KB, more than Ampere and the 99 KB
-    // parts give a program.
-    if (device.target && !warpgroupTiles)
+    // Stage 1 of 16- or 32-head blocks copies the cache with cp.async into
+    // padded rows: 64-token blocks need 169-190 KB (more with more
+    // stages), more than Ampere and the 99 KB parts give a program.
+    if (device.target &&
+        (!warpgroupTiles || headBlock() != kWarpgroupHeadBlock))
       deviceTokenBlock =
           fittingTokenBlock(device.target->maxSharedBytes(), headBlock(),
                             opts.stages ? opts.stages : kStages, rank, rope);

@@ -584,10 +584,12 @@ private:
   /// Throws unless `schedule` fits this impl's scheduled calls.
   void checkScheduleFits(const DecodeSchedule &schedule,
                          const char *what) const;
-  /// 16-head programs with the default tiles: launchShape gives launches of
-  /// 1.5+ programs per SM tiles that let two programs share an SM.
+  /// 16-head programs with the default tiles, where the device holds the
+  /// shared tiles' stage 1: launchShape gives launches of 1.5+ programs per
+  /// SM tiles that let two programs share an SM.
   bool mayShareSMs() const {
-    return headBlock() == kHeadBlock && !opts.tokenBlock && !opts.stage1Warps;
+    return headBlock() == kHeadBlock && !opts.tokenBlock && !opts.stage1Warps &&
+           deviceTokenBlock >= kSharedTokenBlock;
   }
   int64_t cdivHeads(int64_t block) const { return (heads + block - 1) / block; }
   int tokenBlock() const {
@@ -603,9 +605,10 @@ private:
     return tma && opts.seesaw && heads > headBlock();
   }
   /// Stage 1 streams the latent part in halves
-  /// (TritonMLAOptions::latentHalves): TMA only, and an even rank.
+  /// (TritonMLAOptions::latentHalves): TMA only, and halves of at least a
+  /// wgmma k step (16 columns).
   bool latentHalves(bool tma) const {
-    return tma && opts.latentHalves && rank % 2 == 0;
+    return tma && opts.latentHalves && rank >= 32;
   }
   /// Stage 1 as persistent programs (TritonMLAOptions::persistentWaves).
   bool persistentStage1(bool tma) const {
