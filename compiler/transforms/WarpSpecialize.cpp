@@ -33,18 +33,36 @@ constexpr int32_t kProducerWarps = 4;
 /// minimum (ptxas spills nothing there), which leaves the consumers 240.
 constexpr int32_t kProducerRegisters = 24;
 
-/// Whether `op` may be replayed by the producer: scalar, no regions, and
-/// either free of memory effects, a scalar load (a page-table entry) or a
-/// ring's trip count (the producer keeps its own).
+/// Whether `op` may be replayed by the producer: scalar, and either free of
+/// memory effects, a scalar load (a page-table entry), a ring's trip count
+/// or a flag wait (the producer keeps its own), or a scalar loop or branch
+/// made of such ops (a running sum over a table of lengths).
 bool isReplayable(Operation *op) {
-  bool scalarLoad =
-      isa<LoadOp>(op) && !isa<RankedTensorType>(op->getResult(0).getType());
   auto isTensor = [](Type type) { return isa<RankedTensorType>(type); };
-  return op->getNumRegions() == 0 &&
-         (isMemoryEffectFree(op) || scalarLoad ||
-          isa<PipelineBaseOp, WaitFlagOp>(op)) &&
-         llvm::none_of(op->getOperandTypes(), isTensor) &&
-         llvm::none_of(op->getResultTypes(), isTensor);
+  if (llvm::any_of(op->getOperandTypes(), isTensor) ||
+      llvm::any_of(op->getResultTypes(), isTensor))
+    return false;
+  if (op->getNumRegions() == 0)
+    return isMemoryEffectFree(op) || isa<LoadOp>(op) ||
+           isa<PipelineBaseOp, WaitFlagOp>(op);
+  if (!isa<scf::ForOp, scf::IfOp>(op))
+    return false;
+  for (Region &region : op->getRegions())
+    for (Block &block : region)
+      for (Operation &inner : block)
+        if (!isa<scf::YieldOp>(inner) && !isReplayable(&inner))
+          return false;
+  return true;
+}
+
+/// Whether erasing `op`, unused, leaves what the program does unchanged:
+/// replayable, and no flag wait inside (a wait orders what comes after it).
+bool isDeadScalar(Operation *op) {
+  if (!op->use_empty() || !isReplayable(op))
+    return false;
+  return !op->walk([](WaitFlagOp) {
+              return WalkResult::interrupt();
+            }).wasInterrupted();
 }
 
 /// Buffers and barriers both partitions use: made before the split.
@@ -65,7 +83,7 @@ void eraseDeadScalars(ArrayRef<Value> values) {
   llvm::SmallPtrSet<Operation *, 16> erased;
   while (!worklist.empty()) {
     Operation *def = worklist.pop_back_val();
-    if (erased.contains(def) || !def->use_empty() || !isReplayable(def))
+    if (erased.contains(def) || !isDeadScalar(def))
       continue;
     for (Value operand : def->getOperands())
       if (Operation *producer = operand.getDefiningOp())
@@ -116,6 +134,10 @@ FailureOr<ProducerSlice> producerSlice(scf::ForOp loop,
     needed.insert(def);
     slice.ops[def->getBlock()].push_back(def);
     llvm::append_range(worklist, def->getOperands());
+    // A replayed loop or branch also needs what its body reads from above.
+    SetVector<Value> captured;
+    getUsedValuesDefinedAbove(def->getRegions(), captured);
+    llvm::append_range(worklist, captured);
   }
   for (auto &[block, ops] : slice.ops)
     llvm::sort(

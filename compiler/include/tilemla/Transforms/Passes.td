@@ -118,7 +118,9 @@ def TileWarpSpecialize : Pass<"tile-warp-specialize", "mlir::ModuleOp"> {
       `tile.pipeline_base` too, so trip indices go on across entries), and
       per trip i the
       refill copies' coordinates (scalar code and scalar loads such as a
-      page-table entry, cloned with the trip's own induction value); then it
+      page-table entry, and scalar `scf.for`/`scf.if` made of them such as
+      a running sum over a table of lengths, cloned with the trip's own
+      induction value); then it
       waits until stage i mod S is free (an `empty` mbarrier per stage,
       phase parity ((i / S) & 1) ^ 1, so the first round passes) and issues
       the trip's copies;
