@@ -215,9 +215,9 @@ private:
 
   /// The control around `loop` up to the kernel's body, outermost first:
   /// scf.if ops without results holding it in their then branch, and
-  /// scf.for loops without carried values (a persistent program's work
-  /// loop). Fails on anything else: the producer replays exactly this
-  /// control.
+  /// scf.for loops carrying scalars only (a persistent program's work loop,
+  /// with a running offset). Fails on anything else: the producer replays
+  /// exactly this control.
   static FailureOr<SmallVector<Operation *>>
   enclosingControl(scf::ForOp loop, Block *kernelBody) {
     SmallVector<Operation *> control;
@@ -228,7 +228,8 @@ private:
       if (ifOp && !ifOp->getNumResults() &&
           op->getParentRegion() == &ifOp.getThenRegion())
         control.push_back(ifOp);
-      else if (forOp && forOp.getInitArgs().empty())
+      else if (forOp && llvm::none_of(forOp.getInitArgs().getTypes(),
+                                      llvm::IsaPred<RankedTensorType>))
         control.push_back(forOp);
       else
         return failure();
@@ -289,10 +290,13 @@ private:
                                 loop.getStep()};
     for (Operation *op : *control) {
       blocks.push_back(bodyOf(op));
-      if (auto ifOp = dyn_cast<scf::IfOp>(op))
+      if (auto ifOp = dyn_cast<scf::IfOp>(op)) {
         roots.push_back(ifOp.getCondition());
-      else
-        llvm::append_range(roots, op->getOperands()); // the loop's bounds
+        continue;
+      }
+      // The loop's bounds and initial values, and what it carries on.
+      llvm::append_range(roots, op->getOperands());
+      llvm::append_range(roots, bodyOf(op)->getTerminator()->getOperands());
     }
     blocks.push_back(loop.getBody());
     for (TmaCopyOp copy : refills)
@@ -354,6 +358,8 @@ private:
     // for stage i mod S to be free and copies.
     IRMapping map;
     b.setInsertionPointToStart(producer);
+    // Loops carrying values get their yields once their bodies are made.
+    SmallVector<std::pair<scf::ForOp, scf::ForOp>> carrying;
     for (auto [level, op] : llvm::enumerate(*control)) {
       if (auto ifOp = dyn_cast<scf::IfOp>(op)) {
         auto clone = scf::IfOp::create(
@@ -361,11 +367,17 @@ private:
         b.setInsertionPointToStart(clone.thenBlock());
       } else {
         auto forOp = cast<scf::ForOp>(op);
+        SmallVector<Value> inits;
+        for (Value init : forOp.getInitArgs())
+          inits.push_back(map.lookupOrDefault(init));
         auto clone = scf::ForOp::create(
             b, loc, map.lookupOrDefault(forOp.getLowerBound()),
             map.lookupOrDefault(forOp.getUpperBound()),
-            map.lookupOrDefault(forOp.getStep()));
+            map.lookupOrDefault(forOp.getStep()), inits);
         map.map(forOp.getInductionVar(), clone.getInductionVar());
+        map.map(forOp.getRegionIterArgs(), clone.getRegionIterArgs());
+        if (!inits.empty())
+          carrying.emplace_back(forOp, clone);
         b.setInsertionPointToStart(clone.getBody());
       }
       for (Operation *sliceOp : slice->ops.lookup(blocks[level]))
@@ -397,6 +409,13 @@ private:
     for (TmaCopyOp copy : refills) {
       auto clone = cast<TmaCopyOp>(b.clone(*copy, map));
       clone.getPredMutable().assign(always);
+    }
+    for (auto [original, clone] : carrying) {
+      OpBuilder atEnd = OpBuilder::atBlockEnd(clone.getBody());
+      SmallVector<Value> yielded;
+      for (Value value : original.getBody()->getTerminator()->getOperands())
+        yielded.push_back(map.lookupOrDefault(value));
+      scf::YieldOp::create(atEnd, loc, yielded);
     }
 
     // Consumer: the top-level op holding the loop and everything after it,

@@ -108,13 +108,14 @@ def TileWarpSpecialize : Pass<"tile-warp-specialize", "mlir::ModuleOp"> {
     In a module marked `tile.warp_specialize` (`with warp_specialize = True`
     on the kernel), the first loop tile-pipeline-loops streams with TMA that
     sits in the kernel's body, in the then branches of result-less
-    `scf.if`s, or in loops without carried values (a persistent work loop),
-    nested in any order, splits the kernel at that top-level op into a
+    `scf.if`s, or in loops carrying scalars only (a persistent work loop,
+    with a running offset), nested in any order, splits the kernel at that top-level op into a
     `tile.warp_specialize`:
     - allocations without an initial value (stage buffers, mbarriers) move
       before the split: every thread makes them;
     - the producer region replays the control: the enclosing conditions
-      and loops, what they and the loop's bounds are computed from (its own
+      and loops (with the scalars they carry, computed the same way), what
+      they and the loop's bounds are computed from (its own
       `tile.pipeline_base` too, so trip indices go on across entries), and
       per trip i the
       refill copies' coordinates (scalar code and scalar loads such as a
