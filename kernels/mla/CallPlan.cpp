@@ -175,16 +175,11 @@ TritonMLAImpl::plan(const DecodeCall &call) {
   // BatchInvariant's kernels take the most pieces (the workspace's row
   // stride, and the chunk rule's): one specialization whatever the grid.
   const int stage1Splits = batchInvariant() ? invariant.maxPieces : splits;
-  Kernels *kernels = &kernelsFor(pageSize, stage1Splits, dtype, lseType, tma,
-                                 scheduled, shape);
-  const char *qPeData =
-      static_cast<const char *>(qPe.data) + call.qPeOffset * dtypeSize(dtype);
-  char *wsO = static_cast<char *>(workspace->data());
-  char *wsLse = wsO + wsLseOffset();
   // The schedule (mla_decode_schedule.tile says how it is laid out): the
   // caller's, made once for these lengths, or the impl's own, made by this
-  // call; without one, stage 1 and 2 never read it. Checked inputs: the
-  // decode reads the lengths the check let through, and schedules them.
+  // call (by a kernel before stage 1, or by stage 1 itself); without one,
+  // stage 1 and 2 never read it. Checked inputs: the decode reads the
+  // lengths the check let through, and schedules them.
   const DecodeSchedule *given = metadata.schedule;
   if (given && (given->batch() != B || given->seqLens() != lens.data))
     throw Error(fmt::format(
@@ -194,6 +189,16 @@ TritonMLAImpl::plan(const DecodeCall &call) {
   const bool useGiven = scheduled && given && !opts.checkInputs;
   if (useGiven)
     checkScheduleFits(*given, "metadata.schedule");
+  const bool inStage1 = scheduled && !useGiven && opts.scheduleInStage1;
+  Kernels *kernels = &kernelsFor(pageSize, stage1Splits, dtype, lseType, tma,
+                                 !scheduled ? 0
+                                 : inStage1 ? 2
+                                            : 1,
+                                 shape);
+  const char *qPeData =
+      static_cast<const char *>(qPe.data) + call.qPeOffset * dtypeSize(dtype);
+  char *wsO = static_cast<char *>(workspace->data());
+  char *wsLse = wsO + wsLseOffset();
   const DecodeSchedule *workSchedule = !scheduled ? nullptr
                                        : useGiven ? given
                                                   : ownSchedule.get();
@@ -207,11 +212,12 @@ TritonMLAImpl::plan(const DecodeCall &call) {
   const auto outLse = KernelArg::pointer(lse ? lse->data : lseScratch->data());
   CallPlan launches{kernels,
                     scheduled,
-                    scheduled && !useGiven,
+                    scheduled && !useGiven && !inStage1,
                     unsigned(programs),
                     {unsigned(B), unsigned(cdiv(heads, shape.stage2Heads)),
                      unsigned(rank / shape.columnBlock)},
                     unsigned(B)};
+  launches.schedulesInStage1 = inStage1;
   launches.tablePages = bt.shape[1];
   launches.pageSize = pageSize;
   launches.cachePages = numPages;

@@ -14,10 +14,6 @@
 
 namespace tilemla::mla {
 
-// The device schedule charges entering a request (q's load, the first
-// copies, writing a partial) as this many token blocks.
-constexpr int kScheduleOverheadBlocks = 2;
-
 /// The layout's size (mla_decode_schedule.tile): per_part, five fields per
 /// request, the first request of each part and one past the last.
 static size_t scheduleBytes(int64_t maxBatch, int64_t parts) {

@@ -213,10 +213,10 @@ bool TritonMLAImpl::canStreamWithTma(const TensorView &kv) const {
 
 TritonMLAImpl::Kernels &TritonMLAImpl::kernelsFor(int64_t pageSize, int splits,
                                                   DType dtype, DType lseDtype,
-                                                  bool tma, bool scheduled,
+                                                  bool tma, int scheduleMode,
                                                   LaunchShape shape) {
-  auto key =
-      std::make_tuple(pageSize, splits, dtype, lseDtype, tma, scheduled, shape);
+  auto key = std::make_tuple(pageSize, splits, dtype, lseDtype, tma,
+                             scheduleMode, shape);
   if (auto it = kernelCache.find(key); it != kernelCache.end())
     return it->second;
   std::string h = std::to_string(heads), r = std::to_string(rank),
@@ -240,10 +240,13 @@ TritonMLAImpl::Kernels &TritonMLAImpl::kernelsFor(int64_t pageSize, int splits,
       {"SCORE_WARPGROUP", scoreWarpgroup(tma) ? "1" : "0"},
       {"SEESAW", seesaw(tma) ? "1" : "0"},
       {"LATENT_HALVES", latentHalves(tma) ? "1" : "0"},
-      {"SCHEDULE", scheduled ? "1" : "0"},
+      {"SCHEDULE", std::to_string(scheduleMode)},
       {"FIXED_CHUNK", fixedChunk},
       {"T", t},
       {"LSE_T", dtypeName(lseDtype)}};
+  // Made in stage 1: the cut of the schedule kernel's (its OVERHEAD).
+  if (scheduleMode == 2)
+    stage1["OVERHEAD"] = std::to_string(kScheduleOverheadBlocks);
   // Stage 2 merges up to kStage2BlockValues values (splits x columns, a
   // power of two of splits) per step: narrow column blocks take all of a
   // long request's splits at once (B=1: 128 splits x 32 columns), since
@@ -259,7 +262,7 @@ TritonMLAImpl::Kernels &TritonMLAImpl::kernelsFor(int64_t pageSize, int splits,
                                {"R_BLOCK", std::to_string(shape.columnBlock)},
                                {"BLOCK_H", std::to_string(shape.stage2Heads)},
                                {"CHUNK_ALIGN", chunkAlign},
-                               {"SCHEDULE", scheduled ? "1" : "0"},
+                               {"SCHEDULE", std::to_string(scheduleMode)},
                                {"FIXED_CHUNK", fixedChunk},
                                {"T", t},
                                {"LSE_T", dtypeName(lseDtype)}};
@@ -270,7 +273,7 @@ TritonMLAImpl::Kernels &TritonMLAImpl::kernelsFor(int64_t pageSize, int splits,
   Kernels kernels{sharedKernel("mla/mla_decode_stage1", stage1, shape.warps),
                   Kernel::fromEmbedded("mla/mla_decode_stage2", stage2),
                   std::nullopt};
-  if (scheduled)
+  if (scheduleMode == 1)
     kernels.schedule = scheduleKernel(shape.tokenBlock, opts.maxBatch);
   if (opts.checkInputs)
     kernels.check = sharedKernel("mla/mla_decode_check",
@@ -370,8 +373,10 @@ void TritonMLAImpl::run(const DecodeCall &call, StreamHandle stream) {
   if (p.makesSchedule)
     kernels.schedule->launch({1, 1, 1}, p.scheduleArgs, stream,
                              kDependentLaunch);
+  // Stage 1 made its schedule itself: it waits for nothing.
   kernels.stage1.launch({p.programs, 1, 1}, p.stage1Args, stream,
-                        p.scheduled ? kDependentLaunch : LaunchOptions());
+                        p.scheduled && !p.schedulesInStage1 ? kDependentLaunch
+                                                            : LaunchOptions());
   kernels.stage2.launch(p.stage2Grid, p.stage2Args, stream, kDependentLaunch);
   workspaceOrder.release(stream);
 }

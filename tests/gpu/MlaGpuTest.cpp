@@ -46,6 +46,7 @@ struct Tuning {
   bool scoreWarpgroup = true; ///< the library's default
   bool seesaw = false;
   bool latentHalves = false;
+  bool scheduleInStage1 = false;
   int persistentWaves = 0;
   int numSMs = 0; ///< fewer persistent programs: many items each
   mla::DeviceSchedule schedule = mla::DeviceSchedule::Default;
@@ -93,6 +94,7 @@ protected:
     options.scoreWarpgroup = tuning.scoreWarpgroup;
     options.seesaw = tuning.seesaw;
     options.latentHalves = tuning.latentHalves;
+    options.scheduleInStage1 = tuning.scheduleInStage1;
     options.persistentWaves = tuning.persistentWaves;
     options.numSMs = tuning.numSMs;
     options.deviceSchedule = tuning.schedule;
@@ -163,6 +165,7 @@ protected:
           (r.tuning.scoreWarpgroup ? "" : " no-score-warpgroup") +
           (r.tuning.seesaw ? " seesaw" : "") +
           (r.tuning.latentHalves ? " latent-halves" : "") +
+          (r.tuning.scheduleInStage1 ? " schedule-in-stage1" : "") +
           (r.tuning.persistentWaves
                ? " persistent=" + std::to_string(r.tuning.persistentWaves)
                : "") +
@@ -449,6 +452,24 @@ TEST_F(MlaGpuTest, DeviceScheduleOnEveryKernel) {
   many.insert(many.end(), lens.begin(), lens.end());
   many[7] = 40000;
   runs.push_back({mk(16, 64, many, DType::BF16), SP::Auto});
+  // The same with the schedule made inside stage 1
+  // (TritonMLAOptions::scheduleInStage1), and on the TMA kernels of 64 and
+  // 128 heads (the producer replays the walks; the score warpgroup's roles
+  // both run them).
+  for (size_t i = 0, n = runs.size(); i < n; ++i) {
+    Run inStage1 = runs[i];
+    inStage1.tuning.scheduleInStage1 = true;
+    runs.push_back(inStage1);
+  }
+  for (int H : {64, 128}) {
+    MlaCase c = mk(H, 64, many, DType::BF16);
+    c.contiguousPages = true;
+    Tuning tuning = always;
+    tuning.scheduleInStage1 = true;
+    runs.push_back({c, SP::Auto, mla::LseDType::F32, tuning});
+    tuning.numSMs = 3;
+    runs.push_back({c, SP::Auto, mla::LseDType::F32, tuning});
+  }
   family("device schedule on every stage-1 kernel", runs);
 }
 

@@ -62,15 +62,20 @@ struct Worst {
 /// the device schedule (mla_decode_schedule.tile) with that many parts
 /// instead of splits. `stage2Heads`: heads per stage-2 program.
 /// `latentHalves`: the TMA variant streams the latent part in two halves.
+/// `inStage1`: with `parts`, stage 1 makes the schedule itself (SCHEDULE =
+/// 2), whose slots must be the schedule kernel's.
 MlaErrors runCase(const MlaCase &c, int splits, std::mt19937_64 &rng,
                   DType lseType = DType::F32, int programs = 0, int parts = 0,
-                  int stage2Heads = 1, bool latentHalves = false) {
+                  int stage2Heads = 1, bool latentHalves = false,
+                  bool inStage1 = false) {
   MlaProblem p = makeMlaProblem(c, rng);
   MlaReference ref = mlaReference(p);
   const int B = c.B(), headBlocks = (c.H + 15) / 16;
   const bool scheduled = parts > 0;
   std::string t = dtypeName(c.type), s = std::to_string(splits),
-              scheduleFlag = scheduled ? "1" : "0";
+              scheduleFlag = !scheduled ? "0"
+                             : inStage1 ? "2"
+                                        : "1";
   // Back-to-back pages: stage 1's TMA variant, its descriptor loads read
   // through pointers here; splits start on 16-token blocks.
   const bool tma = c.contiguousPages;
@@ -86,6 +91,7 @@ MlaErrors runCase(const MlaCase &c, int splits, std::mt19937_64 &rng,
                                    {"CHUNK_ALIGN", std::to_string(chunkAlign)},
                                    {"SCHEDULE", scheduleFlag},
                                    {"LATENT_HALVES", latentHalves ? "1" : "0"},
+                                   {"MIN_PIECE", "2"},
                                    {"T", t},
                                    {"LSE_T", dtypeName(lseType)}});
   // Several split blocks and column blocks per (request, head).
@@ -133,6 +139,10 @@ MlaErrors runCase(const MlaCase &c, int splits, std::mt19937_64 &rng,
     }
     splits = std::max(1, slots); // workspace rows of H partials each
   }
+  // SCHEDULE = 2: stage 1 writes the slots again, from scratch.
+  std::vector<int32_t> made = schedule;
+  if (inStage1)
+    std::fill(schedule.begin(), schedule.end(), -1);
   // With a schedule, rows are slots (splits = slot count, B = 1 below).
   const size_t wsRows = scheduled ? size_t(splits) : size_t(B) * splits;
   std::vector<float> wsO(wsRows * c.H * c.R, NAN), wsLse(wsRows * c.H, NAN);
@@ -188,6 +198,11 @@ MlaErrors runCase(const MlaCase &c, int splits, std::mt19937_64 &rng,
                  interp::Arg::i32(c.H), interp::Arg::i32(1)});
   o.decode();
   lse.decode();
+  if (inStage1)
+    for (int b = 0; b < B; ++b) {
+      EXPECT_EQ(schedule[1 + 3 * B + b], made[1 + 3 * B + b]) << "b=" << b;
+      EXPECT_EQ(schedule[1 + 4 * B + b], made[1 + 4 * B + b]) << "b=" << b;
+    }
   // Empty splits' workspace slots stay NaN (stage 1 wrote nothing there).
   for (int b = 0; b < B && !scheduled; ++b) {
     int L = c.lens[b], chunk = (L + splits - 1) / splits;
@@ -213,6 +228,7 @@ struct Family {
   int parts = 0;       ///< > 0: the device schedule's parts instead of splits
   int stage2Heads = 1; ///< heads per stage-2 program
   bool latentHalves = false; ///< the latent part streamed in two halves
+  bool inStage1 = false;     ///< stage 1 makes the schedule (SCHEDULE = 2)
 };
 
 double oTolerance(DType t) { return t == DType::BF16 ? 1e-2 : 2e-3; }
@@ -229,7 +245,7 @@ void runFamilies(const std::vector<Family> &families) {
       for (int splits : f.splits) {
         SCOPED_TRACE(c.describe() + " splits=" + std::to_string(splits));
         MlaErrors e = runCase(c, splits, rng, DType::F32, f.programs, f.parts,
-                              f.stage2Heads, f.latentHalves);
+                              f.stage2Heads, f.latentHalves, f.inStage1);
         EXPECT_LE(e.o, oTolerance(c.type)) << "at " << e.where;
         EXPECT_LE(e.lse, 1e-3);
         worst.o = std::max(worst.o, e.o);
@@ -333,6 +349,31 @@ TEST(MlaInterpreter, DeviceSchedule) {
                // last group).
                {"device schedule, 8-head merges", cases, {1}, 0, 3, 8},
                {"device schedule, TMA variant", tma, {1}, 0, 7}});
+}
+
+TEST(MlaInterpreter, ScheduleMadeInStage1) {
+  // SCHEDULE = 2: every stage-1 program walks the lengths and makes the
+  // schedule itself (both cuts: one piece per part with few requests and
+  // many parts, by cost otherwise), program 0 writing the slots stage 2
+  // reads; they must equal the schedule kernel's, and o and lse the
+  // reference.
+  std::vector<MlaCase> cases = {
+      small(16, 16, {100, 0, 1, 37, 64, 3}),
+      small(20, 33, {0, 97, 5, 0, 66, 0}, DType::F16, true),
+      small(16, 64, {1000, 513, 2}), small(16, 16, {0, 0}), small(1, 1, {5})};
+  std::vector<MlaCase> tma = {small(16, 16, {100, 0, 1, 37, 64, 3}),
+                              small(16, 64, {1000, 513, 2})};
+  for (MlaCase &c : tma)
+    c.contiguousPages = true;
+  std::vector<Family> families = {
+      {"in stage 1, 1 part", cases, {1}, 0, 1},
+      {"in stage 1, 3 parts", cases, {1}, 0, 3},
+      {"in stage 1, 40 parts", cases, {1}, 0, 40},
+      {"in stage 1, 8-head merges", cases, {1}, 0, 3, 8},
+      {"in stage 1, TMA variant", tma, {1}, 0, 7}};
+  for (Family &f : families)
+    f.inStage1 = true;
+  runFamilies(families);
 }
 
 TEST(MlaInterpreter, PeakySoftmax) {

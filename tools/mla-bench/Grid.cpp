@@ -79,7 +79,7 @@ std::vector<Shape> adversarialMixes(int H, int page) {
       "                 [--json=FILE] [--block-n=N] [--block-h=N] [--warps=N]\n"
       "                 [--stages=N] [--max-splits=N] [--min-splits=N]\n"
       "                 [--no-tma] [--no-ws] [--no-score-warpgroup] [--seesaw] "
-      "[--latent-halves] "
+      "[--latent-halves] [--schedule-in-stage1] "
       "[--persistent=W]\n"
       "                 [--schedule=default|off|always] [--step-schedule]\n"
       "                 [--mixes]\n"
@@ -115,6 +115,9 @@ std::vector<Shape> adversarialMixes(int H, int page) {
       "            of alternate token blocks instead (work in progress)\n"
       "  --latent-halves  on the TMA path, stream each token block's latent\n"
       "            part as two halves with a barrier each (an experiment)\n"
+      "  --schedule-in-stage1  where a call schedules on the device, stage 1\n"
+      "            makes the schedule itself: one launch fewer (an "
+      "experiment)\n"
       "  --persistent  with the producer warpgroup, W stage-1 programs per\n"
       "            SM (default 1), each taking many work items\n"
       "  --schedule  where the auto policy schedules stage 1 on the device:\n"
@@ -298,6 +301,8 @@ Options parseOptions(int argc, char **argv) {
       o.seesaw = true;
     } else if (arg == "--latent-halves") {
       o.latentHalves = true;
+    } else if (arg == "--schedule-in-stage1") {
+      o.scheduleInStage1 = true;
     } else if (arg == "--persistent") {
       o.persistentWaves = hasValue ? takeInt(1) : 1;
     } else if (arg == "--schedule") {

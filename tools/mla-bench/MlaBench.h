@@ -43,7 +43,8 @@ struct Options {
   bool scoreWarpgroup = true; ///< a third warpgroup for the score tiles
   bool seesaw = false;        ///< alternate score tiles between the warpgroups
   bool latentHalves = false;  ///< stream the latent part in two halves
-  int persistentWaves = 0;    ///< with it, stage-1 programs per SM (0: off)
+  bool scheduleInStage1 = false; ///< stage 1 makes the device schedule
+  int persistentWaves = 0;       ///< with it, stage-1 programs per SM (0: off)
   mla::DeviceSchedule deviceSchedule = mla::DeviceSchedule::Default;
   /// --step-schedule: a call that schedules on the device reads a schedule
   /// made once before the timed calls, as every layer of a decode step

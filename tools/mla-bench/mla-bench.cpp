@@ -143,6 +143,7 @@ mla::TritonMLAImpl makeImpl(int H, int maxBatch, mla::SplitPolicy policy,
   options.scoreWarpgroup = o.scoreWarpgroup;
   options.seesaw = o.seesaw;
   options.latentHalves = o.latentHalves;
+  options.scheduleInStage1 = o.scheduleInStage1;
   options.persistentWaves = o.persistentWaves;
   options.deviceSchedule = o.deviceSchedule;
   if (o.maxSplits)

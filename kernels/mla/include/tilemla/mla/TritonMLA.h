@@ -219,6 +219,12 @@ struct TritonMLAOptions {
   /// Where SplitPolicy::Auto schedules on the device (see
   /// SplitPolicy::Auto and DeviceSchedule).
   DeviceSchedule deviceSchedule = DeviceSchedule::Default;
+  /// An experiment, off by default: where a call schedules on the device
+  /// and was given no DecodeMetadata::schedule, every stage-1 program makes
+  /// the schedule itself from seq_lens (scalar walks over the batch)
+  /// instead of a third kernel before it: one launch fewer
+  /// (docs/design/SCHEDULE.md). Not measured yet.
+  bool scheduleInStage1 = false;
   /// Checked inputs (also on when the environment has
   /// TILEMLA_CHECK_INPUTS=1): a kernel checks the metadata on the device
   /// before the decode reads it (seq_lens >= 0 and within the block table's
@@ -346,6 +352,9 @@ public:
   /// (request, head block) pairs: fewer lose to the schedule's fixed cost
   /// (a kernel and a round trip, about 5 us) more than a ragged batch gains.
   static constexpr int64_t kDeviceScheduleMinItems = 32;
+  /// The device schedule charges entering a request (q's load, the first
+  /// copies, writing a partial) as this many token blocks.
+  static constexpr int kScheduleOverheadBlocks = 2;
   static constexpr int kWarpgroupWarps = 8;
   /// With 16-head blocks and a launch of at least 1.5 programs per SM:
   /// 32-token steps over 2 warps, whose 93 KB of shared memory let two
@@ -507,7 +516,7 @@ private:
   struct CallPlan {
     Kernels *kernels;
     bool scheduled;
-    bool makesSchedule; ///< scheduled, without a DecodeMetadata::schedule
+    bool makesSchedule; ///< a schedule kernel runs first
     unsigned programs;
     Dim3 stage2Grid;
     unsigned batch;
@@ -515,6 +524,7 @@ private:
     /// and the cache's pages.
     int64_t tablePages = 0, pageSize = 0, cachePages = 0;
     std::vector<KernelArg> checkArgs, scheduleArgs, stage1Args, stage2Args;
+    bool schedulesInStage1 = false; ///< stage 1 makes it (scheduleInStage1)
   };
   /// Checks a call's arguments (throwing what forward_decode documents)
   /// and plans its launches; nullopt for an empty batch. The caller holds
@@ -539,8 +549,10 @@ private:
   bool batchInvariant() const {
     return opts.splitPolicy == SplitPolicy::BatchInvariant;
   }
+  /// `scheduleMode`: the stages' SCHEDULE (0: host splits, 1: a schedule
+  /// kernel's, 2: made in stage 1).
   Kernels &kernelsFor(int64_t pageSize, int splits, DType dtype, DType lseDtype,
-                      bool tma, bool scheduled, LaunchShape shape);
+                      bool tma, int scheduleMode, LaunchShape shape);
   /// Whether a call with `batch` requests schedules its work on the device
   /// (see TritonMLAOptions::deviceSchedule).
   bool deviceScheduled(bool tma, int64_t batch) const {
