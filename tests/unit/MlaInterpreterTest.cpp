@@ -221,7 +221,7 @@ MlaErrors runCase(const MlaCase &c, int splits, std::mt19937_64 &rng,
 }
 
 struct Family {
-  const char *name;
+  std::string name;
   std::vector<MlaCase> cases;
   std::vector<int> splits;
   int programs = 0;    ///< persistent stage-1 programs (0: one per item)
@@ -256,7 +256,7 @@ void runFamilies(const std::vector<Family> &families) {
             .count();
     std::printf("[ mla ] %-28s worst o rel err %.3e  lse abs err %.3e  "
                 "(%.1f s)\n",
-                f.name, worst.o, worst.lse, secs);
+                f.name.c_str(), worst.o, worst.lse, secs);
   }
 }
 
@@ -330,33 +330,12 @@ TEST(MlaInterpreter, TmaVariantByLatentHalves) {
   runFamilies({halves, scheduled});
 }
 
-TEST(MlaInterpreter, DeviceSchedule) {
-  // The schedule kernel, then both stages reading it: parts that cross
-  // requests, requests cut into many pieces, empty requests (also first and
-  // last), idle parts (more parts than token blocks), TMA's aligned blocks.
-  std::vector<MlaCase> cases = {
-      small(16, 16, {100, 0, 1, 37, 64, 3}),
-      small(20, 33, {0, 97, 5, 0, 66, 0}, DType::F16, true),
-      small(16, 64, {1000, 513, 2}), small(16, 16, {0, 0}), small(1, 1, {5})};
-  std::vector<MlaCase> tma = {small(16, 16, {100, 0, 1, 37, 64, 3}),
-                              small(16, 64, {1000, 513, 2})};
-  for (MlaCase &c : tma)
-    c.contiguousPages = true;
-  runFamilies({{"device schedule, 1 part", cases, {1}, 0, 1},
-               {"device schedule, 3 parts", cases, {1}, 0, 3},
-               {"device schedule, 40 parts", cases, {1}, 0, 40},
-               // Stage 2 with several heads per program (H=20: a partial
-               // last group).
-               {"device schedule, 8-head merges", cases, {1}, 0, 3, 8},
-               {"device schedule, TMA variant", tma, {1}, 0, 7}});
-}
-
-TEST(MlaInterpreter, ScheduleMadeInStage1) {
-  // SCHEDULE = 2: every stage-1 program walks the lengths and makes the
-  // schedule itself (both cuts: one piece per part with few requests and
-  // many parts, by cost otherwise), program 0 writing the slots stage 2
-  // reads; they must equal the schedule kernel's, and o and lse the
-  // reference.
+/// The device schedule's families: parts that cross requests, requests cut
+/// into many pieces, empty requests (also first and last), idle parts (more
+/// parts than token blocks), stage 2 with several heads per program (H=20:
+/// a partial last group), TMA's aligned blocks; the schedule made by its
+/// kernel or (`inStage1`) by stage 1 itself.
+std::vector<Family> scheduleFamilies(const std::string &name, bool inStage1) {
   std::vector<MlaCase> cases = {
       small(16, 16, {100, 0, 1, 37, 64, 3}),
       small(20, 33, {0, 97, 5, 0, 66, 0}, DType::F16, true),
@@ -366,14 +345,28 @@ TEST(MlaInterpreter, ScheduleMadeInStage1) {
   for (MlaCase &c : tma)
     c.contiguousPages = true;
   std::vector<Family> families = {
-      {"in stage 1, 1 part", cases, {1}, 0, 1},
-      {"in stage 1, 3 parts", cases, {1}, 0, 3},
-      {"in stage 1, 40 parts", cases, {1}, 0, 40},
-      {"in stage 1, 8-head merges", cases, {1}, 0, 3, 8},
-      {"in stage 1, TMA variant", tma, {1}, 0, 7}};
+      {name + ", 1 part", cases, {1}, 0, 1},
+      {name + ", 3 parts", cases, {1}, 0, 3},
+      {name + ", 40 parts", cases, {1}, 0, 40},
+      {name + ", 8-head merges", cases, {1}, 0, 3, 8},
+      {name + ", TMA variant", tma, {1}, 0, 7}};
   for (Family &f : families)
-    f.inStage1 = true;
-  runFamilies(families);
+    f.inStage1 = inStage1;
+  return families;
+}
+
+TEST(MlaInterpreter, DeviceSchedule) {
+  // The schedule kernel, then both stages reading it.
+  runFamilies(scheduleFamilies("device schedule", false));
+}
+
+TEST(MlaInterpreter, ScheduleMadeInStage1) {
+  // SCHEDULE = 2: every stage-1 program walks the lengths and makes the
+  // schedule itself (both cuts: one piece per part with few requests and
+  // many parts, by cost otherwise), program 0 writing the slots stage 2
+  // reads; they must equal the schedule kernel's, and o and lse the
+  // reference.
+  runFamilies(scheduleFamilies("in stage 1", true));
 }
 
 TEST(MlaInterpreter, PeakySoftmax) {
