@@ -228,8 +228,10 @@ private:
       if (ifOp && !ifOp->getNumResults() &&
           op->getParentRegion() == &ifOp.getThenRegion())
         control.push_back(ifOp);
-      else if (forOp && llvm::none_of(forOp.getInitArgs().getTypes(),
-                                      llvm::IsaPred<RankedTensorType>))
+      else if (forOp &&
+               llvm::all_of(forOp.getInitArgs().getTypes(), [](Type type) {
+                 return type.isIntOrIndexOrFloat();
+               }))
         control.push_back(forOp);
       else
         return failure();
@@ -294,9 +296,7 @@ private:
         roots.push_back(ifOp.getCondition());
         continue;
       }
-      // The loop's bounds and initial values, and what it carries on.
-      llvm::append_range(roots, op->getOperands());
-      llvm::append_range(roots, bodyOf(op)->getTerminator()->getOperands());
+      llvm::append_range(roots, op->getOperands()); // bounds, initial values
     }
     blocks.push_back(loop.getBody());
     for (TmaCopyOp copy : refills)
@@ -304,9 +304,43 @@ private:
     Value base = ringBase(loop, refills.front().getBarriers());
     if (base)
       roots.push_back(base);
-    FailureOr<ProducerSlice> slice = producerSlice(loop, blocks, roots);
-    if (failed(slice))
-      return failure();
+    // A value a control loop carries is replayed where the slice reads it:
+    // then its update is a root too, until nothing more is needed.
+    llvm::SmallPtrSet<Value, 4> replayedCarried;
+    FailureOr<ProducerSlice> slice;
+    for (bool grew = true; grew;) {
+      slice = producerSlice(loop, blocks, roots);
+      if (failed(slice))
+        return failure();
+      llvm::DenseSet<Value> read(roots.begin(), roots.end());
+      for (auto &[block, ops] : slice->ops)
+        for (Operation *op : ops) {
+          read.insert(op->operand_begin(), op->operand_end());
+          SetVector<Value> captured;
+          getUsedValuesDefinedAbove(op->getRegions(), captured);
+          read.insert(captured.begin(), captured.end());
+        }
+      grew = false;
+      for (Operation *op : *control)
+        if (auto forOp = dyn_cast<scf::ForOp>(op))
+          for (auto [arg, update] :
+               llvm::zip(forOp.getRegionIterArgs(),
+                         bodyOf(op)->getTerminator()->getOperands()))
+            if (read.contains(arg) && replayedCarried.insert(arg).second) {
+              roots.push_back(update);
+              grew = true;
+            }
+    }
+    // The producer runs a block's slice before the control nested in it:
+    // what follows that control may move above it only if it neither
+    // reads nor writes memory (a load after a flag wait must stay after).
+    for (auto [level, block] : llvm::enumerate(ArrayRef(blocks).drop_back())) {
+      Operation *inner = level + 1 < control->size() ? (*control)[level + 1]
+                                                     : loop.getOperation();
+      for (Operation *op : slice->ops.lookup(block))
+        if (inner->isBeforeInBlock(op) && !isMemoryEffectFree(op))
+          return failure();
+    }
     // The stage ring: every refill fills a buffer of S stages whose
     // barriers are this loop's; the prologue copies into the same buffers
     // (before the loop) give the lookahead.
@@ -410,11 +444,16 @@ private:
       auto clone = cast<TmaCopyOp>(b.clone(*copy, map));
       clone.getPredMutable().assign(always);
     }
+    // A carried value the producer never reads stays as it came in.
     for (auto [original, clone] : carrying) {
       OpBuilder atEnd = OpBuilder::atBlockEnd(clone.getBody());
       SmallVector<Value> yielded;
-      for (Value value : original.getBody()->getTerminator()->getOperands())
-        yielded.push_back(map.lookupOrDefault(value));
+      for (auto [arg, update, own] :
+           llvm::zip(original.getRegionIterArgs(),
+                     original.getBody()->getTerminator()->getOperands(),
+                     clone.getRegionIterArgs()))
+        yielded.push_back(
+            replayedCarried.contains(arg) ? map.lookupOrDefault(update) : own);
       scf::YieldOp::create(atEnd, loc, yielded);
     }
 

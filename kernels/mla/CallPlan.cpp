@@ -217,7 +217,6 @@ TritonMLAImpl::plan(const DecodeCall &call) {
                     {unsigned(B), unsigned(cdiv(heads, shape.stage2Heads)),
                      unsigned(rank / shape.columnBlock)},
                     unsigned(B)};
-  launches.schedulesInStage1 = inStage1;
   launches.tablePages = bt.shape[1];
   launches.pageSize = pageSize;
   launches.cachePages = numPages;

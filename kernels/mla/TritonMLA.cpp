@@ -244,9 +244,11 @@ TritonMLAImpl::Kernels &TritonMLAImpl::kernelsFor(int64_t pageSize, int splits,
       {"FIXED_CHUNK", fixedChunk},
       {"T", t},
       {"LSE_T", dtypeName(lseDtype)}};
-  // Made in stage 1: the cut of the schedule kernel's (its OVERHEAD).
-  if (scheduleMode == 2)
+  // Made in stage 1: the schedule kernel's cut (its constants).
+  if (scheduleMode == 2) {
     stage1["OVERHEAD"] = std::to_string(kScheduleOverheadBlocks);
+    stage1["MIN_PIECE"] = std::to_string(kScheduleMinPieceBlocks);
+  }
   // Stage 2 merges up to kStage2BlockValues values (splits x columns, a
   // power of two of splits) per step: narrow column blocks take all of a
   // long request's splits at once (B=1: 128 splits x 32 columns), since
@@ -373,10 +375,8 @@ void TritonMLAImpl::run(const DecodeCall &call, StreamHandle stream) {
   if (p.makesSchedule)
     kernels.schedule->launch({1, 1, 1}, p.scheduleArgs, stream,
                              kDependentLaunch);
-  // Stage 1 made its schedule itself: it waits for nothing.
   kernels.stage1.launch({p.programs, 1, 1}, p.stage1Args, stream,
-                        p.scheduled && !p.schedulesInStage1 ? kDependentLaunch
-                                                            : LaunchOptions());
+                        p.scheduled ? kDependentLaunch : LaunchOptions());
   kernels.stage2.launch(p.stage2Grid, p.stage2Args, stream, kDependentLaunch);
   workspaceOrder.release(stream);
 }

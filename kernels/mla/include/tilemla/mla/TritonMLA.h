@@ -223,7 +223,9 @@ struct TritonMLAOptions {
   /// and was given no DecodeMetadata::schedule, every stage-1 program makes
   /// the schedule itself from seq_lens (scalar walks over the batch)
   /// instead of a third kernel before it: one launch fewer
-  /// (docs/design/SCHEDULE.md). Not measured yet.
+  /// (docs/design/SCHEDULE.md). Not measured yet. precompile() prepares
+  /// those calls' kernels; a call given a step schedule uses the schedule
+  /// kernel's stages, compiled at its first use.
   bool scheduleInStage1 = false;
   /// Checked inputs (also on when the environment has
   /// TILEMLA_CHECK_INPUTS=1): a kernel checks the metadata on the device
@@ -355,6 +357,8 @@ public:
   /// The device schedule charges entering a request (q's load, the first
   /// copies, writing a partial) as this many token blocks.
   static constexpr int kScheduleOverheadBlocks = 2;
+  /// ... and cuts pieces of at least this many token blocks.
+  static constexpr int kScheduleMinPieceBlocks = 4;
   static constexpr int kWarpgroupWarps = 8;
   /// With 16-head blocks and a launch of at least 1.5 programs per SM:
   /// 32-token steps over 2 warps, whose 93 KB of shared memory let two
@@ -524,7 +528,6 @@ private:
     /// and the cache's pages.
     int64_t tablePages = 0, pageSize = 0, cachePages = 0;
     std::vector<KernelArg> checkArgs, scheduleArgs, stage1Args, stage2Args;
-    bool schedulesInStage1 = false; ///< stage 1 makes it (scheduleInStage1)
   };
   /// Checks a call's arguments (throwing what forward_decode documents)
   /// and plans its launches; nullopt for an empty batch. The caller holds
