@@ -37,7 +37,7 @@ FailureOr<TValue> MLIRGenImpl::genMath(const BuiltinCall &call) {
   Value v = x.value;
   Type elem = getElementTypeOrSelf(v.getType());
   Location lc = loc(l);
-  if (isa<tile::PointerType>(elem)) {
+  if (!elem.isIntOrFloat()) { // a pointer or a tensor descriptor
     diags.error(l, name + "() needs numbers, got " + typeStr(v.getType()));
     return failure();
   }
@@ -82,8 +82,7 @@ FailureOr<TValue> MLIRGenImpl::genMinMax(const BuiltinCall &call) {
   }
   Type at = a.isRuntime() ? getElementTypeOrSelf(a.value.getType()) : Type();
   Type bt = b.isRuntime() ? getElementTypeOrSelf(b.value.getType()) : Type();
-  if ((at && isa<tile::PointerType>(at)) ||
-      (bt && isa<tile::PointerType>(bt))) {
+  if ((at && !at.isIntOrFloat()) || (bt && !bt.isIntOrFloat())) {
     diags.error(l, call.name() + "() needs numbers, got " + describe(a) +
                        " and " + describe(b));
     return failure();
@@ -141,6 +140,13 @@ FailureOr<TValue> MLIRGenImpl::genWhere(const BuiltinCall &call) {
   }
   Type xt = x->isRuntime() ? getElementTypeOrSelf(x->value.getType()) : Type();
   Type yt = y->isRuntime() ? getElementTypeOrSelf(y->value.getType()) : Type();
+  if (isa_and_present<tile::TensorDescType>(xt) ||
+      isa_and_present<tile::TensorDescType>(yt)) {
+    diags.error(l, "where() selects numbers or pointers, got " + describe(*x) +
+                       " and " + describe(*y));
+    return failure();
+  }
+  // Pointers select like numbers when both branches have the same type.
   bool xp = xt && isa<tile::PointerType>(xt);
   bool yp = yt && isa<tile::PointerType>(yt);
   if ((xp || yp) && xt != yt) {
@@ -195,7 +201,7 @@ FailureOr<TValue> MLIRGenImpl::genReduce(const BuiltinCall &call) {
     return failure();
   }
   Type elem = getElementTypeOrSelf(v.getType());
-  if (isa<tile::PointerType>(elem)) {
+  if (!elem.isIntOrFloat()) { // a pointer or a tensor descriptor
     diags.error(l, name + "() needs numbers, got " + typeStr(v.getType()));
     return failure();
   }

@@ -249,6 +249,12 @@ FailureOr<TValue> MLIRGenImpl::genBroadcastTo(const BuiltinCall &call) {
   if (x->isConst())
     return TValue::runtime(
         constant(*x, tensorOf(*shape, constType(*x, Type())), l));
+  if (isa<tile::TensorDescType>(x->value.getType())) {
+    diags.error(l, "broadcast_to() needs a number, a pointer or a tensor, "
+                   "got " +
+                       describe(*x));
+    return failure();
+  }
   FailureOr<Value> b = broadcastTo(x->value, *shape, l);
   if (failed(b))
     return failure();

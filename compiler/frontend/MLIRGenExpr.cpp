@@ -46,6 +46,8 @@ std::string MLIRGenImpl::typeStr(Type t) {
   }
   if (auto p = dyn_cast<tile::PointerType>(t))
     return "*" + typeStr(p.getPointeeType());
+  if (auto d = dyn_cast<tile::TensorDescType>(t))
+    return "desc<" + typeStr(d.getElementType()) + ">";
   if (isa<Float8E4M3FNType>(t))
     return "fp8e4m3";
   std::string s;
@@ -189,7 +191,7 @@ FailureOr<Value> MLIRGenImpl::castTo(Value v, Type elem, SourceLoc l) {
     return v;
   Type dstType = tensorOf(shapeOf(v.getType()), elem);
   Location lc = loc(l);
-  if (isa<tile::PointerType>(src) || isa<tile::PointerType>(elem)) {
+  if (!src.isIntOrFloat() || !elem.isIntOrFloat()) {
     diags.error(l, "cannot convert " + typeStr(src) + " to " + typeStr(elem));
     return failure();
   }
@@ -406,7 +408,7 @@ FailureOr<TValue> MLIRGenImpl::genUnary(const UnaryExprAST &e) {
     return failure();
   Type t = v->getType(), elem = getElementTypeOrSelf(t);
   Location lc = loc(e.loc());
-  if (isa<tile::PointerType>(elem)) {
+  if (!elem.isIntOrFloat()) {
     diags.error(e.loc(), "invalid operand to unary '" + spell(e.getOp()) +
                              "': " + typeStr(t));
     return failure();

@@ -168,6 +168,14 @@ FailureOr<TValue> MLIRGenImpl::binaryOp(BinaryOp op, const TValue &lhs,
       rhs.isRuntime() ? getElementTypeOrSelf(rhs.value.getType()) : Type();
   if ((lt && isa<tile::PointerType>(lt)) || (rt && isa<tile::PointerType>(rt)))
     return pointerArith(op, lhs, rhs, l);
+  // Numbers from here on (a tensor descriptor is neither).
+  for (Type type : {lt, rt})
+    if (type && !type.isIntOrFloat()) {
+      diags.error(l, "invalid operands to binary '" + spell(op) + "' (" +
+                         describe(lhs) + " and " + describe(rhs) +
+                         "): numbers or a pointer required");
+      return failure();
+    }
 
   if (op == BinaryOp::And || op == BinaryOp::Or) {
     // Logical on i1 (scalars or tensors): same as & and |.
