@@ -23,6 +23,7 @@
 // only warpgroup 1's softmax waits for the first trip's running max.
 //
 //===----------------------------------------------------------------------===//
+#include "TransformUtils.h"
 #include "tilemla/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -41,12 +42,6 @@ using namespace mlir;
 using namespace mlir::tile;
 
 namespace {
-constexpr int64_t kWarpgroupThreads = 128;
-
-Value i32(OpBuilder &b, Location loc, int64_t value) {
-  return arith::ConstantIntOp::create(b, loc, b.getI32Type(), value);
-}
-
 /// Whether `run` holds a dot whose accumulator its owner owns.
 bool holdsScoreDot(scf::IfOp run) {
   int64_t owner = getRunOwner(run);

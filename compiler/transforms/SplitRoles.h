@@ -8,6 +8,7 @@
 #ifndef TILEMLA_TRANSFORMS_SPLITROLES_H
 #define TILEMLA_TRANSFORMS_SPLITROLES_H
 
+#include "TransformUtils.h"
 #include "tilemla/Dialect/TileDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -18,12 +19,6 @@ enum class Role { Both, Score, Accumulate };
 
 /// Marks an op of one role while the pass runs (removed at its end).
 constexpr llvm::StringLiteral kRoleAttr = "tile.split_role";
-constexpr int64_t kWarpgroupThreads = 128;
-
-inline Value i32(OpBuilder &b, Location loc, int64_t value) {
-  return arith::ConstantIntOp::create(b, loc, b.getI32Type(), value);
-}
-
 inline void tag(Operation *op, Role role) {
   op->setAttr(
       kRoleAttr,

@@ -10,6 +10,7 @@
 // and the scalar code its copies need. See docs/design/WARP_SPECIALIZATION.md.
 //
 //===----------------------------------------------------------------------===//
+#include "TransformUtils.h"
 #include "tilemla/Dialect/TileDialect.h"
 #include "tilemla/Transforms/Passes.h"
 
@@ -162,10 +163,6 @@ Value ringBase(scf::ForOp loop, Value barriers) {
         base && base.getRing() == barriers)
       return base;
   return Value();
-}
-
-Value i32(OpBuilder &b, Location loc, int64_t value) {
-  return arith::ConstantIntOp::create(b, loc, b.getI32Type(), value);
 }
 
 struct WarpSpecializePass
