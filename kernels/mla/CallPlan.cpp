@@ -28,11 +28,14 @@ TritonMLAImpl::plan(const DecodeCall &call) {
   const DecodeMetadata &metadata = *call.metadata;
   const bool paired = call.paired;
   const int device = opts.device;
-  // q (or the pair) fixes B and the dtype everything else must match.
+  // q (or the pair) fixes B, the query tokens per request (rank 4: [B,
+  // s_q, H, D]) and the dtype everything else must match.
   const char *qName = paired ? "q_nope" : "q";
-  if (qNope.shape.size() != 3)
-    throw Error(fmt::format("{}: expected rank 3 [B, {}, {}], got shape {}",
-                            qName, heads, paired ? rank : rank + rope,
+  const int64_t qWidth = paired ? rank : rank + rope;
+  if (qNope.shape.size() != 3 && qNope.shape.size() != 4)
+    throw Error(fmt::format("{}: expected rank 3 [B, {}, {}] or rank 4 [B, "
+                            "s_q, {}, {}], got shape {}",
+                            qName, heads, qWidth, heads, qWidth,
                             shapeString(qNope.shape)));
   const int64_t B = qNope.shape[0];
   if (B < 0)
@@ -40,12 +43,25 @@ TritonMLAImpl::plan(const DecodeCall &call) {
   if (B > opts.maxBatch)
     throw Error(fmt::format("{}: batch {} exceeds options.maxBatch {}", qName,
                             B, opts.maxBatch));
-  checkView(qName, qNope, {B, heads, paired ? rank : rank + rope},
-            {DType::F16, DType::BF16}, device);
+  const bool multiToken = qNope.shape.size() == 4;
+  const int64_t queryLen = multiToken ? qNope.shape[1] : 1;
+  if (queryLen < 1 || queryLen > opts.maxQueryLen)
+    throw Error(fmt::format("{}: {} query tokens per request (dimension 1) "
+                            "outside 1..options.maxQueryLen ({})",
+                            qName, queryLen, opts.maxQueryLen));
+  // Rank 3 [B, H, width] or rank 4 [B, s_q, H, width], as q.
+  auto checkRows = [&](const char *name, const TensorView &view, int64_t width,
+                       std::initializer_list<DType> dtypes) {
+    if (multiToken)
+      checkView(name, view, {B, queryLen, heads, width}, dtypes, device);
+    else
+      checkView(name, view, {B, heads, width}, dtypes, device);
+  };
+  checkRows(qName, qNope, qWidth, {DType::F16, DType::BF16});
   checkUnitLastStride(qName, qNope);
   const DType dtype = qNope.dtype;
   if (paired) {
-    checkView("q_pe", qPe, {B, heads, rope}, {dtype}, device);
+    checkRows("q_pe", qPe, rope, {dtype});
     checkUnitLastStride("q_pe", qPe);
   }
 
@@ -93,23 +109,36 @@ TritonMLAImpl::plan(const DecodeCall &call) {
                 "largest seq_len, known on the host)");
 
   // Outputs.
-  checkView("o", o, {B, heads, rank}, {dtype}, device);
+  checkRows("o", o, rank, {dtype});
   checkUnitLastStride("o", o);
   const DType lseType = opts.lseDtype == LseDType::F32 ? DType::F32 : dtype;
-  if (lse)
-    checkView("lse", *lse, {B, heads}, {lseType}, device);
+  if (lse) {
+    if (multiToken)
+      checkView("lse", *lse, {B, queryLen, heads}, {lseType}, device);
+    else
+      checkView("lse", *lse, {B, heads}, {lseType}, device);
+  }
 
-  // Strides the kernels take as i32 (the page stride is i64).
-  int32_t sqnB = i32Stride(qName, qNope.strides[0]),
-          sqnH = i32Stride(qName, qNope.strides[1]);
-  int32_t sqpB = paired ? i32Stride("q_pe", qPe.strides[0]) : sqnB,
-          sqpH = paired ? i32Stride("q_pe", qPe.strides[1]) : sqnH;
+  // Strides the kernels take as i32 (the page stride is i64): per request,
+  // query token (0 with one) and head.
+  struct RowStrides {
+    int32_t b, s, h;
+  };
+  auto rowStrides = [&](const char *name, const TensorView &view) {
+    const size_t hDim = multiToken ? 2 : 1;
+    return RowStrides{i32Stride(name, view.strides[0]),
+                      multiToken ? i32Stride(name, view.strides[1]) : 0,
+                      i32Stride(name, view.strides[hDim])};
+  };
+  const RowStrides sqn = rowStrides(qName, qNope),
+                   sqp = paired ? rowStrides("q_pe", qPe) : sqn,
+                   so = rowStrides("o", o);
+  // Without lse: the internal buffer, [B, s_q, H] contiguous.
+  const RowStrides sl =
+      lse ? rowStrides("lse", *lse)
+          : RowStrides{int32_t(queryLen * heads), int32_t(heads), 1};
   int32_t skvTok = i32Stride("kv_cache", kv.strides[1]);
   int32_t sbt = i32Stride("block_table", bt.strides[0]);
-  int32_t soB = i32Stride("o", o.strides[0]),
-          soH = i32Stride("o", o.strides[1]);
-  int32_t slB = lse ? i32Stride("lse", lse->strides[0]) : int32_t(heads),
-          slH = lse ? i32Stride("lse", lse->strides[1]) : 1;
   checkI32Extent(qName, qNope);
   if (paired)
     checkI32Extent("q_pe", qPe);
@@ -143,26 +172,29 @@ TritonMLAImpl::plan(const DecodeCall &call) {
   if (B == 0)
     return std::nullopt;
 
-  const bool tma = canStreamWithTma(kv);
-  const bool scheduled = deviceScheduled(tma, B);
+  // Stage 1 blocks a request's query rows (s_q * H) as it blocks heads.
+  const int64_t rows = queryLen * heads;
+  const bool tma = canStreamWithTma(kv, queryLen);
+  const bool scheduled = deviceScheduled(tma, B, rows);
   // A device schedule has one stage-1 program per SM (per part and head
   // block); stage 2 merges a few pieces per request (more when the batch is
   // small), which it takes SPLIT_BLOCK at a time like splits.
-  const int64_t parts = scheduleParts();
+  const int64_t parts = scheduleParts(rows);
   const int splits =
       scheduled ? int(std::min<int64_t>(floorPowerOfTwo(cdiv(B + parts, B)),
                                         kMaxSplitBlock))
-                : numSplits(B, metadata.max_seq_len);
-  // Workspace rows: a device schedule makes at most a slot per request and
-  // one more per part boundary.
-  const int64_t rows = scheduled          ? B + parts
-                       : batchInvariant() ? B * invariant.maxPieces
-                                          : B * splits;
-  if (rows > wsSplitRows) // B <= maxBatch makes this unreachable
+                : splitsFor(B, metadata.max_seq_len, rows);
+  const int maxPieces = invariantCut(rows).maxPieces;
+  // Workspace (request, split) pairs: a device schedule makes at most a
+  // slot per request and one more per part boundary.
+  const int64_t pairs = scheduled          ? B + parts
+                        : batchInvariant() ? B * maxPieces
+                                           : B * splits;
+  if (pairs * rows > wsPartialRows) // unreachable: B and s_q are checked
     throw Error(fmt::format("forward_decode: {} requests need {} partial "
                             "rows, more than the workspace's {}",
-                            B, rows, wsSplitRows));
-  const int64_t headBlocks = cdiv(heads, headBlock());
+                            B, pairs * rows, wsPartialRows));
+  const int64_t headBlocks = this->headBlocks(rows);
   // A program per work item, or persistent: persistentWaves per SM (a
   // 64-head program fills one), each taking items that many apart.
   const int64_t items = headBlocks * B * splits;
@@ -171,10 +203,10 @@ TritonMLAImpl::plan(const DecodeCall &call) {
       : persistentStage1(tma)
           ? std::min<int64_t>(items, int64_t(numSMs) * opts.persistentWaves)
           : items;
-  const LaunchShape shape = launchShape(B, programs, scheduled);
+  const LaunchShape shape = launchShape(B, programs, scheduled, queryLen);
   // BatchInvariant's kernels take the most pieces (the workspace's row
   // stride, and the chunk rule's): one specialization whatever the grid.
-  const int stage1Splits = batchInvariant() ? invariant.maxPieces : splits;
+  const int stage1Splits = batchInvariant() ? maxPieces : splits;
   // The schedule (mla_decode_schedule.tile says how it is laid out): the
   // caller's, made once for these lengths, or the impl's own, made by this
   // call (by a kernel before stage 1, or by stage 1 itself); without one,
@@ -188,7 +220,7 @@ TritonMLAImpl::plan(const DecodeCall &call) {
         given->batch(), given->seqLens(), B, lens.data));
   const bool useGiven = scheduled && given && !opts.checkInputs;
   if (useGiven)
-    checkScheduleFits(*given, "metadata.schedule");
+    checkScheduleFits(*given, "metadata.schedule", rows);
   const bool inStage1 = scheduled && !useGiven && opts.scheduleInStage1;
   Kernels *kernels = &kernelsFor(pageSize, stage1Splits, dtype, lseType, tma,
                                  !scheduled ? 0
@@ -214,7 +246,7 @@ TritonMLAImpl::plan(const DecodeCall &call) {
                     scheduled,
                     scheduled && !useGiven && !inStage1,
                     unsigned(programs),
-                    {unsigned(B), unsigned(cdiv(heads, shape.stage2Heads)),
+                    {unsigned(B), unsigned(cdiv(rows, shape.stage2Heads)),
                      unsigned(rank / shape.columnBlock)},
                     unsigned(B)};
   launches.tablePages = bt.shape[1];
@@ -230,7 +262,7 @@ TritonMLAImpl::plan(const DecodeCall &call) {
         KernelArg::pointer(checkReport->data()),
         KernelArg::pointer(checkedLens->data())};
   if (launches.makesSchedule)
-    launches.scheduleArgs = scheduleArgs(lensData, B, *workSchedule);
+    launches.scheduleArgs = scheduleArgs(lensData, B, parts, *workSchedule);
   launches.stage1Args = {
       KernelArg::pointer(qNope.data), KernelArg::pointer(qPeData),
       KernelArg::pointer(kv.data),
@@ -241,11 +273,12 @@ TritonMLAImpl::plan(const DecodeCall &call) {
           : KernelArg::tensor(wsO, 1, 8, 8),
       KernelArg::pointer(bt.data), KernelArg::pointer(lensData),
       KernelArg::pointer(wsO), KernelArg::pointer(wsLse), outO, outLse,
-      KernelArg::pointer(workList), maxBatchArg, KernelArg::i32(sqnB),
-      KernelArg::i32(sqnH), KernelArg::i32(sqpB), KernelArg::i32(sqpH),
+      KernelArg::pointer(workList), maxBatchArg, KernelArg::i32(sqn.b),
+      KernelArg::i32(sqn.h), KernelArg::i32(sqp.b), KernelArg::i32(sqp.h),
       KernelArg::i64(kv.strides[0]), KernelArg::i32(skvTok),
-      KernelArg::i32(sbt), KernelArg::i32(soB), KernelArg::i32(soH),
-      KernelArg::i32(slB), KernelArg::i32(slH),
+      KernelArg::i32(sbt), KernelArg::i32(so.b), KernelArg::i32(so.h),
+      KernelArg::i32(sl.b), KernelArg::i32(sl.h), KernelArg::i32(sqn.s),
+      KernelArg::i32(sqp.s), KernelArg::i32(so.s), KernelArg::i32(sl.s),
       KernelArg::f32(float(softmaxScale)),
       // Not specialized: one stage-1 compile serves every batch size and
       // split count (BatchInvariant: its most pieces, the row stride; a
@@ -259,10 +292,12 @@ TritonMLAImpl::plan(const DecodeCall &call) {
                          maxBatchArg,
                          outO,
                          outLse,
-                         KernelArg::i32(soB),
-                         KernelArg::i32(soH),
-                         KernelArg::i32(slB),
-                         KernelArg::i32(slH)};
+                         KernelArg::i32(so.b),
+                         KernelArg::i32(so.h),
+                         KernelArg::i32(sl.b),
+                         KernelArg::i32(sl.h),
+                         KernelArg::i32(so.s),
+                         KernelArg::i32(sl.s)};
   return launches;
 }
 

@@ -67,11 +67,13 @@ int TritonMLAImpl::precompileCalls(const DecodeCall &call) {
   // count of the longest L. -1 (unknown) where the policy allows it.
   std::map<Kernels *, CallPlan> sets;
   const int64_t maxBatch = call.qNope->shape[0];
+  const int64_t rows =
+      heads * (call.qNope->shape.size() == 4 ? call.qNope->shape[1] : 1);
   for (int64_t batch = 1; batch <= maxBatch; ++batch) {
     std::vector<int64_t> lengths;
     std::vector<int> splitsSeen;
     auto consider = [&](int64_t len) {
-      int splits = numSplits(batch, len);
+      int splits = splitsFor(batch, len, rows);
       if (std::find(splitsSeen.begin(), splitsSeen.end(), splits) ==
           splitsSeen.end()) {
         splitsSeen.push_back(splits);
@@ -81,7 +83,7 @@ int TritonMLAImpl::precompileCalls(const DecodeCall &call) {
     if (opts.splitPolicy != SplitPolicy::Auto)
       consider(-1);
     consider(0);
-    const int most = numSplits(batch, longest.max_seq_len);
+    const int most = splitsFor(batch, longest.max_seq_len, rows);
     for (int64_t len = 1;
          len <= longest.max_seq_len && splitsSeen.back() != most; len += 256)
       consider(len);

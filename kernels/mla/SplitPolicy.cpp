@@ -92,23 +92,50 @@ int fittingTokenBlock(int64_t maxSharedBytes, int headBlock, int stages,
   return 16;
 }
 
-int TritonMLAImpl::numSplits(int64_t batch, int64_t maxSeqLen) const {
+bool TritonMLAImpl::deviceScheduled(bool tma, int64_t batch,
+                                    int64_t rows) const {
+  if (opts.splitPolicy != SplitPolicy::Auto)
+    return false;
+  switch (opts.deviceSchedule) {
+  case DeviceSchedule::Off:
+    return false;
+  case DeviceSchedule::Always:
+    return true;
+  case DeviceSchedule::Default:
+    break;
+  }
+  const bool measured =
+      (tma && opts.warpSpecialize && headBlock(rows) == kWarpgroupHeadBlock) ||
+      (warpgroupTiles && mayShareSMs(rows));
+  return measured && batch * headBlocks(rows) >= kDeviceScheduleMinItems;
+}
+
+BatchInvariantChunks TritonMLAImpl::invariantCut(int64_t rows) const {
+  return batchInvariantChunks(rows, headBlock(rows), rank, opts.maxBatch);
+}
+
+int TritonMLAImpl::splitsFor(int64_t batch, int64_t maxSeqLen,
+                             int64_t rows) const {
   // The grid covers the longest request's pieces (at most maxPieces), each
   // request its own (BatchInvariantChunks::pieces <= this).
-  if (batchInvariant())
+  if (batchInvariant()) {
+    const BatchInvariantChunks cut = invariantCut(rows);
     return maxSeqLen < 0
-               ? invariant.maxPieces
-               : int(std::clamp<int64_t>(cdiv(maxSeqLen, invariant.chunkTokens),
-                                         1, invariant.maxPieces));
-  return chooseNumSplits(opts.splitPolicy, batch, heads, maxSeqLen, numSMs,
-                         opts.maxSplits, headBlock(), opts.minSplits);
+               ? cut.maxPieces
+               : int(std::clamp<int64_t>(cdiv(maxSeqLen, cut.chunkTokens), 1,
+                                         cut.maxPieces));
+  }
+  return chooseNumSplits(opts.splitPolicy, batch, rows, maxSeqLen, numSMs,
+                         opts.maxSplits, headBlock(rows), opts.minSplits);
 }
 
 TritonMLAImpl::LaunchShape TritonMLAImpl::launchShape(int64_t batch,
                                                       int64_t programs,
-                                                      bool scheduled) const {
-  const int64_t sms = numSMs;
-  LaunchShape shape{tokenBlock(), stage1Warps(), rank};
+                                                      bool scheduled,
+                                                      int64_t queryLen) const {
+  const int64_t sms = numSMs, rows = queryLen * heads;
+  LaunchShape shape{tokenBlock(rows), stage1Warps(rows), rank};
+  shape.queryLen = queryLen;
   // Batch invariance: the same tiles whatever the batch (the token block
   // orders a piece's sums, the column block stage 2's).
   if (batchInvariant()) {
@@ -116,13 +143,13 @@ TritonMLAImpl::LaunchShape TritonMLAImpl::launchShape(int64_t batch,
     return shape;
   }
   // Measured: 256 programs on 132 SMs gain, 128 lose.
-  if (mayShareSMs() && 2 * programs >= 3 * sms)
+  if (mayShareSMs(rows) && 2 * programs >= 3 * sms)
     shape.tokenBlock = kSharedTokenBlock, shape.warps = kSharedWarps;
   // Stage 2: whole rows per program where that still gives two programs per
   // SM (a few large programs stream; many small ones wait on latency), else
   // narrower column blocks, down to 32.
   while (shape.columnBlock > kMinStage2Columns &&
-         batch * heads * (rank / shape.columnBlock) < 2 * sms)
+         batch * rows * (rank / shape.columnBlock) < 2 * sms)
     shape.columnBlock /= 2;
   // After a device schedule most of a large batch's stage-2 programs find
   // their request done by stage 1 and only read its slot count, but
@@ -134,7 +161,7 @@ TritonMLAImpl::LaunchShape TritonMLAImpl::launchShape(int64_t batch,
   // L=4096 took 4 % less (7 % ragged) and H=16 B=128 2 %, the rest the same.
   if (scheduled)
     while (shape.stage2Heads < kMaxStage2Heads &&
-           batch * cdiv(heads, 2 * shape.stage2Heads) *
+           batch * cdiv(rows, 2 * shape.stage2Heads) *
                    (rank / shape.columnBlock) >=
                kStage2ProgramsPerSM * sms)
       shape.stage2Heads *= 2;

@@ -20,9 +20,11 @@ static size_t scheduleBytes(int64_t maxBatch, int64_t parts) {
   return size_t(1 + 5 * maxBatch + parts + 1) * sizeof(int32_t);
 }
 
-DecodeSchedule::DecodeSchedule(int64_t maxBatch, int64_t parts, int tokenBlock)
+DecodeSchedule::DecodeSchedule(int64_t maxBatch, int64_t parts, int tokenBlock,
+                               int64_t queryLen)
     : buffer(std::make_unique<DeviceBuffer>(scheduleBytes(maxBatch, parts))),
-      capacity(maxBatch), parts(parts), tokenBlock(tokenBlock) {}
+      capacity(maxBatch), parts(parts), tokenBlock(tokenBlock),
+      queryLen(queryLen) {}
 
 DecodeSchedule::~DecodeSchedule() = default;
 
@@ -41,32 +43,41 @@ Kernel TritonMLAImpl::scheduleKernel(int tokenBlock, int64_t maxBatch) {
 }
 
 std::vector<KernelArg>
-TritonMLAImpl::scheduleArgs(const void *seqLens, int64_t batch,
+TritonMLAImpl::scheduleArgs(const void *seqLens, int64_t batch, int64_t parts,
                             const DecodeSchedule &schedule) const {
   return {KernelArg::pointer(seqLens),
           KernelArg::i32(int32_t(batch)).unspecialized(),
-          KernelArg::i32(int32_t(schedule.parts)),
+          KernelArg::i32(int32_t(parts)),
           KernelArg::pointer(schedule.buffer->data()),
           KernelArg::i32(int32_t(schedule.capacity))};
 }
 
 void TritonMLAImpl::checkScheduleFits(const DecodeSchedule &schedule,
-                                      const char *what) const {
-  const int tokens = scheduleTokenBlock();
-  if (schedule.parts != scheduleParts() || schedule.tokenBlock != tokens)
+                                      const char *what, int64_t rows) const {
+  const int tokens = scheduleTokenBlock(rows);
+  const int64_t parts = scheduleParts(rows);
+  if (schedule.parts != parts || schedule.tokenBlock != tokens)
     throw Error(fmt::format(
         "{}: made for {} parts of {}-token steps; this impl schedules {} "
-        "parts of {}-token steps (another configuration: heads per program, "
-        "SM count or stage-1 tiles)",
-        what, schedule.parts, schedule.tokenBlock, scheduleParts(), tokens));
+        "parts of {}-token steps for {} query tokens per request (another "
+        "configuration: heads per program, query tokens, SM count or stage-1 "
+        "tiles)",
+        what, schedule.parts, schedule.tokenBlock, parts, tokens,
+        rows / heads));
 }
 
-std::unique_ptr<DecodeSchedule> TritonMLAImpl::newDecodeSchedule() const {
+std::unique_ptr<DecodeSchedule>
+TritonMLAImpl::newDecodeSchedule(int64_t queryLen) const {
   if (opts.device < 0)
     throw Error("newDecodeSchedule: constructed with options.device = -1 "
                 "(no device)");
-  return std::unique_ptr<DecodeSchedule>(
-      new DecodeSchedule(opts.maxBatch, scheduleParts(), scheduleTokenBlock()));
+  if (queryLen < 1 || queryLen > opts.maxQueryLen)
+    throw Error(fmt::format("newDecodeSchedule: queryLen {} outside "
+                            "1..options.maxQueryLen ({})",
+                            queryLen, opts.maxQueryLen));
+  const int64_t rows = queryLen * heads;
+  return std::unique_ptr<DecodeSchedule>(new DecodeSchedule(
+      opts.maxBatch, scheduleParts(rows), scheduleTokenBlock(rows), queryLen));
 }
 
 void TritonMLAImpl::scheduleDecode(const DecodeMetadata &metadata,
@@ -82,14 +93,16 @@ void TritonMLAImpl::scheduleDecode(const DecodeMetadata &metadata,
                             B, schedule.capacity));
   checkView("seq_lens", lens, {B}, {DType::I32}, opts.device);
   checkUnitLastStride("seq_lens", lens);
-  checkScheduleFits(schedule, "schedule");
+  // This impl's rows for the schedule's query tokens: a schedule another
+  // configuration made does not fit.
+  checkScheduleFits(schedule, "schedule", schedule.queryLen * heads);
 
   std::lock_guard<std::mutex> oneCallAtATime(callMutex);
   Kernel kernel = scheduleKernel(schedule.tokenBlock, schedule.capacity);
   // A programmatic dependent, as in forward_decode: it waits for the
   // stream's previous kernel before reading seq_lens.
-  kernel.launch({1, 1, 1}, scheduleArgs(lens.data, B, schedule), stream,
-                LaunchOptions{/*programmaticDependent=*/true});
+  kernel.launch({1, 1, 1}, scheduleArgs(lens.data, B, schedule.parts, schedule),
+                stream, LaunchOptions{/*programmaticDependent=*/true});
   schedule.scheduledBatch = B;
   schedule.scheduledLens = lens.data;
 }

@@ -149,6 +149,13 @@ TritonMLAImpl::TritonMLAImpl(
   if (opts.device < -1)
     throw Error(
         fmt::format("options.device: expected >= -1, got {}", opts.device));
+  // Stage 2's grid has a program per query row (s_q * H of them).
+  if (opts.maxQueryLen < 1 || opts.maxQueryLen > 16 ||
+      opts.maxQueryLen * num_heads > 65535)
+    throw Error(fmt::format("options.maxQueryLen: expected 1..16 with "
+                            "maxQueryLen * num_heads <= 65535, got {} (with "
+                            "{} heads)",
+                            opts.maxQueryLen, num_heads));
 
   numSMs = opts.numSMs > 0 ? opts.numSMs : 132;
   // The device's target and SM count choose stage 1's tiles and the split
@@ -162,37 +169,34 @@ TritonMLAImpl::TritonMLAImpl(
     warpgroupTiles = device.target && device.target->hasWgmma();
     // Stage 1 of 16- or 32-head blocks copies the cache with cp.async into
     // padded rows: 64-token blocks need 169-190 KB (more with more
-    // stages), more than Ampere and the 99 KB parts give a program.
-    if (device.target &&
-        (!warpgroupTiles || headBlock() != kWarpgroupHeadBlock))
-      deviceTokenBlock =
-          fittingTokenBlock(device.target->maxSharedBytes(), headBlock(),
-                            opts.stages ? opts.stages : kStages, rank, rope);
+    // stages), more than Ampere and the 99 KB parts give a program
+    // (deviceTokenBlock).
+    if (device.target)
+      deviceSharedBytes = device.target->maxSharedBytes();
     if (opts.numSMs <= 0)
       numSMs = device.multiprocessors;
   }
-  // The workspace holds the most (request, split) pairs any batch up to
-  // maxBatch uses: Auto gives small batches many splits, large ones few;
-  // BatchInvariant's rows are [B, H, maxPieces] whatever the lengths.
-  invariant = batchInvariantChunks(heads, headBlock(), rank, opts.maxBatch);
-  for (int64_t b = 1; b <= opts.maxBatch; ++b)
-    wsSplitRows = std::max(wsSplitRows, b * numSplits(b, int64_t(1) << 40));
-  // A device schedule gives each request a piece, plus one more per part
-  // boundary inside a request.
-  const bool mayScheduleOnDevice = deviceScheduled(/*tma=*/true, opts.maxBatch);
-  if (mayScheduleOnDevice)
-    wsSplitRows = std::max(wsSplitRows, opts.maxBatch + scheduleParts());
+  // The workspace holds the partial rows of the most (request, split)
+  // pairs a call of any s_q up to maxQueryLen uses, s_q * H rows each.
+  // The own schedule has room for the most parts any s_q schedules.
+  wsSplitRows = splitPairs(heads);
+  int64_t scheduleCapacity = 0;
+  for (int64_t queryLen = 1; queryLen <= opts.maxQueryLen; ++queryLen) {
+    const int64_t rows = queryLen * heads;
+    wsPartialRows = std::max(wsPartialRows, splitPairs(rows) * rows);
+    if (deviceScheduled(/*tma=*/true, opts.maxBatch, rows))
+      scheduleCapacity = std::max(scheduleCapacity, scheduleParts(rows));
+  }
   if (opts.device < 0)
     return; // validation-only impl: nothing on a device
-  if (mayScheduleOnDevice)
-    ownSchedule = newDecodeSchedule();
+  if (scheduleCapacity)
+    ownSchedule = std::unique_ptr<DecodeSchedule>(
+        new DecodeSchedule(opts.maxBatch, scheduleCapacity, 0, 0));
 
   // Partial outputs, then their log-sum-exps (see wsLseOffset).
-  size_t wsBytes =
-      wsLseOffset() + size_t(wsSplitRows) * size_t(heads) * sizeof(float);
-  workspace = std::make_unique<DeviceBuffer>(wsBytes);
-  lseScratch = std::make_unique<DeviceBuffer>(size_t(opts.maxBatch) *
-                                              size_t(heads) * sizeof(float));
+  workspace = std::make_unique<DeviceBuffer>(workspaceBytes());
+  lseScratch = std::make_unique<DeviceBuffer>(
+      size_t(opts.maxBatch) * size_t(opts.maxQueryLen * heads) * sizeof(float));
   if (opts.checkInputs) {
     checkReport = std::make_unique<DeviceBuffer>(size_t(opts.maxBatch) * 3 * 4);
     checkReport->fill(0);
@@ -202,11 +206,25 @@ TritonMLAImpl::TritonMLAImpl(
 
 TritonMLAImpl::~TritonMLAImpl() = default;
 
-bool TritonMLAImpl::canStreamWithTma(const TensorView &kv) const {
-  const int64_t pageSize = kv.shape[1];
+int64_t TritonMLAImpl::splitPairs(int64_t rows) const {
+  // Auto gives small batches many splits, large ones few; BatchInvariant's
+  // are [B, rows, maxPieces] whatever the lengths.
+  int64_t pairs = 1;
+  for (int64_t b = 1; b <= opts.maxBatch; ++b)
+    pairs = std::max(pairs, b * splitsFor(b, int64_t(1) << 40, rows));
+  // A device schedule gives each request a piece, plus one more per part
+  // boundary inside a request.
+  if (deviceScheduled(/*tma=*/true, opts.maxBatch, rows))
+    pairs = std::max(pairs, opts.maxBatch + scheduleParts(rows));
+  return pairs;
+}
+
+bool TritonMLAImpl::canStreamWithTma(const TensorView &kv,
+                                     int64_t queryLen) const {
+  const int64_t pageSize = kv.shape[1], rows = queryLen * heads;
   const size_t rowBytes = size_t(kv.strides[1]) * dtypeSize(kv.dtype);
-  return opts.tma && warpgroupTiles && headBlock() == kWarpgroupHeadBlock &&
-         pageSize % tokenBlock() == 0 &&
+  return opts.tma && warpgroupTiles && headBlock(rows) == kWarpgroupHeadBlock &&
+         pageSize % tokenBlock(rows) == 0 &&
          kv.strides[0] == pageSize * kv.strides[1] &&
          reinterpret_cast<uintptr_t>(kv.data) % 16 == 0 && rowBytes % 16 == 0;
 }
@@ -219,10 +237,12 @@ TritonMLAImpl::Kernels &TritonMLAImpl::kernelsFor(int64_t pageSize, int splits,
                              scheduleMode, shape);
   if (auto it = kernelCache.find(key); it != kernelCache.end())
     return it->second;
+  const int64_t rows = shape.queryLen * heads;
   std::string h = std::to_string(heads), r = std::to_string(rank),
-              s = std::to_string(splits), t = dtypeName(dtype);
+              s = std::to_string(splits), t = dtypeName(dtype),
+              queryLen = std::to_string(shape.queryLen);
   std::string fixedChunk =
-      batchInvariant() ? std::to_string(invariant.chunkTokens) : "0";
+      batchInvariant() ? std::to_string(invariantCut(rows).chunkTokens) : "0";
   // TMA reads whole token blocks: splits start on them (both stages agree).
   std::string chunkAlign = tma ? std::to_string(shape.tokenBlock) : "1";
   Kernel::Constexprs stage1 = {
@@ -230,18 +250,19 @@ TritonMLAImpl::Kernels &TritonMLAImpl::kernelsFor(int64_t pageSize, int splits,
       {"R", r},
       {"P", std::to_string(rope)},
       {"PAGE", std::to_string(pageSize)},
-      {"BLOCK_H", std::to_string(headBlock())},
+      {"BLOCK_H", std::to_string(headBlock(rows))},
       {"BLOCK_N", std::to_string(shape.tokenBlock)},
       {"STAGES", std::to_string(opts.stages ? opts.stages : kStages)},
       {"TMA", tma ? "1" : "0"},
       {"CHUNK_ALIGN", chunkAlign},
       {"WARP_SPECIALIZE",
-       tma && opts.warpSpecialize && !scoreWarpgroup(tma) ? "1" : "0"},
-      {"SCORE_WARPGROUP", scoreWarpgroup(tma) ? "1" : "0"},
-      {"SEESAW", seesaw(tma) ? "1" : "0"},
+       tma && opts.warpSpecialize && !scoreWarpgroup(tma, rows) ? "1" : "0"},
+      {"SCORE_WARPGROUP", scoreWarpgroup(tma, rows) ? "1" : "0"},
+      {"SEESAW", seesaw(tma, rows) ? "1" : "0"},
       {"LATENT_HALVES", latentHalves(tma) ? "1" : "0"},
       {"SCHEDULE", std::to_string(scheduleMode)},
       {"FIXED_CHUNK", fixedChunk},
+      {"QUERY_LEN", queryLen},
       {"T", t},
       {"LSE_T", dtypeName(lseDtype)}};
   // Made in stage 1: the schedule kernel's cut (its constants).
@@ -266,6 +287,7 @@ TritonMLAImpl::Kernels &TritonMLAImpl::kernelsFor(int64_t pageSize, int splits,
                                {"CHUNK_ALIGN", chunkAlign},
                                {"SCHEDULE", std::to_string(scheduleMode)},
                                {"FIXED_CHUNK", fixedChunk},
+                               {"QUERY_LEN", queryLen},
                                {"T", t},
                                {"LSE_T", dtypeName(lseDtype)}};
   // 4 warps (8 with warpgroup tiles; 2 in launches of two programs per SM

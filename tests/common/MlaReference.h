@@ -6,13 +6,17 @@
 // and token strides, a shuffled block table (pages of one request are
 // neither contiguous nor ordered) whose unused entries point at a page of
 // NaNs, and q either concatenated [B, H, R + P] or a pair (q_nope, q_pe)
-// with padded head strides. The reference is computed in fp64 from the
-// rounded inputs, multithreaded over (b, h).
+// with padded head strides. With sq > 1 query tokens per request q is
+// [B, sq, H, ...] (padded token strides), its rows are (token j, head h) =
+// row j * H + h, and token j sees the request's first L - sq + j + 1 tokens
+// (causal among the new ones). The reference is computed in fp64 from the
+// rounded inputs, multithreaded over (b, row).
 //
-// Errors: o is compared per (b, h) row, relative to the row's largest
+// Errors: o is compared per (b, row), relative to the row's largest
 // |value| (the output is a convex combination of V rows, so elementwise
-// relative errors near zero say nothing); for L == 0 the row must be exactly
-// 0 and lse exactly -inf. lse is compared in absolute terms.
+// relative errors near zero say nothing); for a row that sees no token the
+// row must be exactly 0 and lse exactly -inf. lse is compared in absolute
+// terms.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TILEMLA_TESTS_MLAREFERENCE_H
@@ -34,6 +38,7 @@ namespace tilemla::test {
 
 struct MlaCase {
   int H = 16, R = 512, P = 64, page = 64;
+  int sq = 1;                ///< query tokens per request
   std::vector<int32_t> lens; ///< B = lens.size()
   DType type = DType::BF16;
   double scale = 0.0721687836; // 1/sqrt(192)
@@ -43,11 +48,20 @@ struct MlaCase {
   bool contiguousPages = false;
 
   int B() const { return int(lens.size()); }
+  /// Query rows per request: token j's head h is row j * H + h.
+  int rows() const { return sq * H; }
+  /// The tokens query row `row` of request b attends to.
+  int visible(int b, int row) const {
+    return std::max(0, lens[size_t(b)] - sq + 1 + row / H);
+  }
   std::string describe() const {
     std::ostringstream os;
-    os << dtypeName(type) << " H=" << H << " R=" << R << " P=" << P
-       << " page=" << page << (contiguousPages ? " contiguous" : "")
-       << " scale=" << scale << (pair ? " pair" : " q") << " lens=[";
+    os << dtypeName(type) << " H=" << H;
+    if (sq > 1)
+      os << " s_q=" << sq;
+    os << " R=" << R << " P=" << P << " page=" << page
+       << (contiguousPages ? " contiguous" : "") << " scale=" << scale
+       << (pair ? " pair" : " q") << " lens=[";
     for (size_t i = 0; i < lens.size(); ++i)
       os << (i ? "," : "") << lens[i];
     os << "]";
@@ -60,16 +74,20 @@ struct MlaProblem {
   int maxPages = 0, btStride = 0, numPages = 0, poisonPage = 0;
   int64_t kvPageStride = 0, kvTokStride = 0;
   int64_t qnStrideB = 0, qnStrideH = 0, qpStrideB = 0, qpStrideH = 0;
+  int64_t qnStrideS = 0, qpStrideS = 0; ///< per query token
   int64_t qpOffset = 0; ///< q_pe's first element within qp's buffer
   HostTensor qn{DType::F32, 0}, qp{DType::F32, 0}, kv{DType::F32, 0};
   std::vector<int32_t> blockTable, seqLens;
 
-  double qNope(int b, int h, int d) const {
-    return qn.values[size_t(b * qnStrideB + h * qnStrideH + d)];
+  /// Element d of query row `row` (token row / H, head row % H).
+  double qNope(int b, int row, int d) const {
+    return qn.values[size_t(b * qnStrideB + row / c.H * qnStrideS +
+                            row % c.H * qnStrideH + d)];
   }
-  double qPe(int b, int h, int d) const {
+  double qPe(int b, int row, int d) const {
     const HostTensor &t = c.pair ? qp : qn;
-    return t.values[size_t(qpOffset + b * qpStrideB + h * qpStrideH + d)];
+    return t.values[size_t(qpOffset + b * qpStrideB + row / c.H * qpStrideS +
+                           row % c.H * qpStrideH + d)];
   }
   /// Element d (< R + P) of token t of request b.
   double kvAt(int b, int t, int d) const {
@@ -119,35 +137,41 @@ inline MlaProblem makeMlaProblem(const MlaCase &c, std::mt19937_64 &rng) {
                         (t % c.page) * p.kvTokStride + d),
                  NAN);
 
+  // Several query tokens: tokens padded apart, requests back to back.
+  const int tokenPad = c.sq > 1 ? 24 : 0;
   if (c.pair) {
-    p.qnStrideH = c.R + 16, p.qnStrideB = c.H * p.qnStrideH;
-    p.qpStrideH = c.P + 8, p.qpStrideB = c.H * p.qpStrideH + 4;
+    p.qnStrideH = c.R + 16, p.qnStrideS = c.H * p.qnStrideH + tokenPad;
+    p.qnStrideB = c.sq * p.qnStrideS;
+    p.qpStrideH = c.P + 8, p.qpStrideS = c.H * p.qpStrideH + tokenPad;
+    p.qpStrideB = c.sq * p.qpStrideS + 4;
     p.qn = HostTensor(c.type, size_t(std::max(1, B)) * p.qnStrideB);
     p.qp = HostTensor(c.type, size_t(std::max(1, B)) * p.qpStrideB);
     fillUniform(p.qn, rng, -1, 1);
     fillUniform(p.qp, rng, -1, 1);
   } else {
-    p.qnStrideH = D, p.qnStrideB = c.H * D;
-    p.qpStrideH = D, p.qpStrideB = c.H * D, p.qpOffset = c.R;
-    p.qn = HostTensor(c.type, size_t(std::max(1, B)) * c.H * D);
+    p.qnStrideH = D, p.qnStrideS = c.H * D + tokenPad;
+    p.qnStrideB = c.sq * p.qnStrideS;
+    p.qpStrideH = D, p.qpStrideS = p.qnStrideS, p.qpStrideB = p.qnStrideB;
+    p.qpOffset = c.R;
+    p.qn = HostTensor(c.type, size_t(std::max(1, B)) * p.qnStrideB);
     fillUniform(p.qn, rng, -1, 1);
   }
   return p;
 }
 
 struct MlaReference {
-  std::vector<double> o;   ///< [B, H, R]
-  std::vector<double> lse; ///< [B, H]
+  std::vector<double> o;   ///< [B, rows, R]
+  std::vector<double> lse; ///< [B, rows]
 };
 
 inline MlaReference mlaReference(const MlaProblem &p) {
   const MlaCase &c = p.c;
-  const int B = c.B();
+  const int B = c.B(), rows = c.rows();
   MlaReference ref;
-  ref.o.assign(size_t(B) * c.H * c.R, 0.0);
-  ref.lse.assign(size_t(B) * c.H, -INFINITY);
+  ref.o.assign(size_t(B) * rows * c.R, 0.0);
+  ref.lse.assign(size_t(B) * rows, -INFINITY);
   auto one = [&](int b, int h) {
-    int L = c.lens[b];
+    int L = c.visible(b, h);
     if (L == 0)
       return;
     std::vector<double> s(L);
@@ -164,13 +188,13 @@ inline MlaReference mlaReference(const MlaProblem &p) {
     double total = 0;
     for (int t = 0; t < L; ++t)
       total += (s[t] = std::exp(s[t] - peak));
-    double *o = &ref.o[(size_t(b) * c.H + h) * c.R];
+    double *o = &ref.o[(size_t(b) * rows + h) * c.R];
     for (int t = 0; t < L; ++t)
       for (int d = 0; d < c.R; ++d)
         o[d] += s[t] / total * p.kvAt(b, t, d);
-    ref.lse[size_t(b) * c.H + h] = peak + std::log(total);
+    ref.lse[size_t(b) * rows + h] = peak + std::log(total);
   };
-  int work = B * c.H;
+  int work = B * rows;
   int threads =
       std::max(1u, std::min(64u, std::thread::hardware_concurrency()));
   threads = std::min(threads, std::max(1, work));
@@ -178,7 +202,7 @@ inline MlaReference mlaReference(const MlaProblem &p) {
   for (int w = 0; w < threads; ++w)
     pool.emplace_back([&, w] {
       for (int i = w; i < work; i += threads)
-        one(i / c.H, i % c.H);
+        one(i / rows, i % rows);
     });
   for (std::thread &t : pool)
     t.join();
@@ -191,7 +215,8 @@ struct MlaErrors {
   std::string where;
 };
 
-/// `o` [B, H, R] and `lse` [B, H] as decoded from the outputs (contiguous).
+/// `o` [B, rows, R] and `lse` [B, rows] as decoded from the outputs
+/// (contiguous).
 inline MlaErrors mlaErrors(const MlaProblem &p, const MlaReference &ref,
                            const std::vector<double> &o,
                            const std::vector<double> &lse) {
@@ -199,15 +224,15 @@ inline MlaErrors mlaErrors(const MlaProblem &p, const MlaReference &ref,
   MlaErrors e;
   double worstO = -1;
   for (int b = 0; b < c.B(); ++b)
-    for (int h = 0; h < c.H; ++h) {
-      size_t row = size_t(b) * c.H + h;
+    for (int h = 0; h < c.rows(); ++h) {
+      size_t row = size_t(b) * c.rows() + h;
       double scaleRow = 0, err = 0;
       for (int d = 0; d < c.R; ++d)
         scaleRow = std::max(scaleRow, std::fabs(ref.o[row * c.R + d]));
       for (int d = 0; d < c.R; ++d) {
         double got = o[row * c.R + d], want = ref.o[row * c.R + d];
         double diff = std::isnan(got) ? INFINITY : std::fabs(got - want);
-        err = std::max(err, c.lens[b] == 0 ? diff : diff / scaleRow);
+        err = std::max(err, c.visible(b, h) == 0 ? diff : diff / scaleRow);
       }
       double lseErr;
       if (std::isinf(ref.lse[row]))
@@ -217,7 +242,7 @@ inline MlaErrors mlaErrors(const MlaProblem &p, const MlaReference &ref,
                                       : std::fabs(lse[row] - ref.lse[row]);
       if (err > worstO) {
         worstO = err;
-        e.where = "b=" + std::to_string(b) + " h=" + std::to_string(h) +
+        e.where = "b=" + std::to_string(b) + " row=" + std::to_string(h) +
                   " L=" + std::to_string(c.lens[b]);
       }
       e.o = std::max(e.o, err);

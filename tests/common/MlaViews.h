@@ -7,6 +7,8 @@
 #include "tilemla/mla/TritonMLA.h"
 
 #include <algorithm>
+#include <tuple>
+#include <utility>
 
 namespace tilemla::test {
 /// The concatenated q [B, H, R + P] of `p` at device address `data`.
@@ -18,11 +20,52 @@ inline DeviceBuffer uploadBytes(const void *data, size_t bytes) {
   return buffer;
 }
 
+/// With several query tokens, [B, s_q, H, R + P].
 inline mla::TensorView queryView(const MlaProblem &p, void *data,
                                  mla::DType type) {
   const MlaCase &c = p.c;
+  if (c.sq > 1)
+    return {data,
+            type,
+            {c.B(), c.sq, c.H, c.R + c.P},
+            {p.qnStrideB, p.qnStrideS, p.qnStrideH, 1},
+            0};
   return {
       data, type, {c.B(), c.H, c.R + c.P}, {p.qnStrideB, p.qnStrideH, 1}, 0};
+}
+
+/// The pair's views of `p`'s q_nope and q_pe buffers (q_pe at its offset).
+inline std::pair<mla::TensorView, mla::TensorView>
+queryPairViews(const MlaProblem &p, void *qn, void *qp, mla::DType type) {
+  const MlaCase &c = p.c;
+  const int64_t B = c.B();
+  if (c.sq > 1)
+    return {{qn,
+             type,
+             {B, c.sq, c.H, c.R},
+             {p.qnStrideB, p.qnStrideS, p.qnStrideH, 1},
+             0},
+            {qp,
+             type,
+             {B, c.sq, c.H, c.P},
+             {p.qpStrideB, p.qpStrideS, p.qpStrideH, 1},
+             0}};
+  return {{qn, type, {B, c.H, c.R}, {p.qnStrideB, p.qnStrideH, 1}, 0},
+          {qp, type, {B, c.H, c.P}, {p.qpStrideB, p.qpStrideH, 1}, 0}};
+}
+
+/// Contiguous outputs of `p` at `o` and `lse`: [B, H, R] and [B, H], or
+/// [B, s_q, H, R] and [B, s_q, H].
+inline std::pair<mla::TensorView, mla::TensorView>
+outputViews(const MlaProblem &p, void *o, mla::DType oType, void *lse,
+            mla::DType lseType) {
+  const MlaCase &c = p.c;
+  const int64_t B = c.B(), H = c.H, R = c.R;
+  if (c.sq > 1)
+    return {mla::contiguousView(o, oType, {B, c.sq, H, R}),
+            mla::contiguousView(lse, lseType, {B, c.sq, H})};
+  return {mla::contiguousView(o, oType, {B, H, R}),
+          mla::contiguousView(lse, lseType, {B, H})};
 }
 
 /// The paged KV cache [num_pages, page, R + P] of `p` at `data`.
@@ -59,7 +102,7 @@ struct MlaDeviceProblem {
 };
 inline MlaDeviceProblem uploadMlaProblem(const MlaProblem &p, mla::DType type) {
   const MlaCase &c = p.c;
-  const int64_t B = c.B(), H = c.H, R = c.R;
+  const int64_t B = c.B(), H = c.rows(), R = c.R;
   const size_t elem = type == mla::DType::F32 ? 4 : 2;
   MlaDeviceProblem d{
       uploadBytes(p.qn.bytes.data(), p.qn.bytes.size()),
@@ -77,8 +120,8 @@ inline MlaDeviceProblem uploadMlaProblem(const MlaProblem &p, mla::DType type) {
   d.lse.fill(0xff);
   d.qView = queryView(p, d.q.data(), type);
   d.kvView = kvCacheView(p, d.kvCache.data(), type);
-  d.oView = mla::contiguousView(d.o.data(), type, {B, H, R});
-  d.lseView = mla::contiguousView(d.lse.data(), mla::DType::F32, {B, H});
+  std::tie(d.oView, d.lseView) =
+      outputViews(p, d.o.data(), type, d.lse.data(), mla::DType::F32);
   d.metadata = decodeMetadata(p, d.blockTable.data(), d.seqLens.data());
   return d;
 }
@@ -87,7 +130,7 @@ inline MlaDeviceProblem uploadMlaProblem(const MlaProblem &p, mla::DType type) {
 /// fp64 reference.
 inline MlaErrors downloadedMlaErrors(const MlaProblem &p,
                                      const MlaDeviceProblem &d) {
-  const size_t B = p.c.B(), H = p.c.H, R = p.c.R;
+  const size_t B = p.c.B(), H = p.c.rows(), R = p.c.R;
   HostTensor got(DType::BF16, B * H * R), gotLse(DType::F32, B * H);
   d.o.download(got.bytes.data(), got.bytes.size());
   d.lse.download(gotLse.bytes.data(), gotLse.bytes.size());

@@ -121,9 +121,10 @@ void captureAndReplay(
                " schedule=" + std::to_string(int(schedule)) +
                (stepSchedule ? " step schedule" : ""));
   MlaProblem p = makeMlaProblem(c, rng);
-  const int64_t B = c.B(), H = c.H, R = c.R, P = c.P;
+  const int64_t B = c.B(), H = c.H, R = c.R, P = c.P, rows = c.rows();
   mla::TritonMLAOptions options;
   options.maxBatch = B;
+  options.maxQueryLen = c.sq;
   options.splitPolicy = mla::SplitPolicy::Auto;
   options.persistentWaves = persistentWaves;
   options.deviceSchedule = schedule;
@@ -133,7 +134,7 @@ void captureAndReplay(
 
   DeviceBuffer dq(p.qn.bytes.size()), dkv(p.kv.bytes.size()),
       dbt(p.blockTable.size() * 4), dlens(p.seqLens.size() * 4),
-      dout(size_t(B) * H * R * 2), dlse(size_t(B) * H * 4);
+      dout(size_t(B) * rows * R * 2), dlse(size_t(B) * rows * 4);
   auto uploadInputs = [&](const MlaProblem &problem) {
     ASSERT_EQ(problem.qn.bytes.size(), dq.size());
     ASSERT_EQ(problem.kv.bytes.size(), dkv.size());
@@ -152,14 +153,12 @@ void captureAndReplay(
   mla::TensorView q = queryView(p, dq.data(), mla::DType::BF16);
   mla::TensorView kv = kvCacheView(p, dkv.data(), mla::DType::BF16);
   mla::DecodeMetadata md = decodeMetadata(p, dbt.data(), dlens.data());
-  mla::TensorView o =
-      mla::contiguousView(dout.data(), mla::DType::BF16, {B, H, R});
-  mla::TensorView lse =
-      mla::contiguousView(dlse.data(), mla::DType::F32, {B, H});
+  auto [o, lse] = outputViews(p, dout.data(), mla::DType::BF16, dlse.data(),
+                              mla::DType::F32);
 
   uploadInputs(p);
   std::unique_ptr<mla::DecodeSchedule> step =
-      stepSchedule ? impl.newDecodeSchedule() : nullptr;
+      stepSchedule ? impl.newDecodeSchedule(c.sq) : nullptr;
   CapturedDecode captured(api, [&](void *stream) {
     mla::DecodeMetadata metadata = md;
     if (step) {
@@ -185,8 +184,8 @@ void captureAndReplay(
     }
     uploadInputs(fresh);
     ASSERT_EQ(captured.replay(), 0);
-    HostTensor got(DType::BF16, size_t(B) * H * R),
-        gotLse(DType::F32, size_t(B) * H);
+    HostTensor got(DType::BF16, size_t(B) * rows * R),
+        gotLse(DType::F32, size_t(B) * rows);
     dout.download(got.bytes.data(), got.bytes.size());
     dlse.download(gotLse.bytes.data(), gotLse.bytes.size());
     got.decode();
@@ -232,6 +231,22 @@ TEST_F(MlaGraphTest, CapturedDecodeReplaysWithNewInputs) {
   captureAndReplay(api, c, rng, /*persistentWaves=*/1);
   captureAndReplay(api, c, rng, 0, mla::DeviceSchedule::Always,
                    /*stepSchedule=*/true);
+}
+
+TEST_F(MlaGraphTest, MultiTokenDecodeReplaysWithNewLengths) {
+  // Several query tokens per request (causal among them): the lengths
+  // change between replays, some below s_q. 16 heads x 4 tokens: on sm_90a
+  // the 64-row TMA tiles, as 64 heads.
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  MlaCase c;
+  c.H = 16, c.sq = 3, c.page = 64, c.lens = {4096, 1000, 2, 77, 0, 3};
+  captureAndReplay(api, c, rng);
+  c.sq = 4, c.contiguousPages = true;
+  captureAndReplay(api, c, rng);
+  captureAndReplay(api, c, rng, 0, mla::DeviceSchedule::Always,
+                   /*stepSchedule=*/true);
+  c.H = 128, c.sq = 2;
+  captureAndReplay(api, c, rng, 0, mla::DeviceSchedule::Always);
 }
 
 /// A checked call (TritonMLAOptions::checkInputs) captured in a graph: a

@@ -6,8 +6,8 @@
 // ends with the "device = -1" error.
 //
 //===----------------------------------------------------------------------===//
+#include "MlaApiCall.h"
 #include "tilemla/Driver/Compiler.h"
-#include "tilemla/mla/TritonMLA.h"
 
 #include "gtest/gtest.h"
 
@@ -17,6 +17,7 @@
 
 using namespace tilemla;
 using namespace tilemla::mla;
+using namespace tilemla::mla::test;
 
 namespace {
 const char *kUnsupported = "TritonMLAImpl does not support one of the "
@@ -25,38 +26,6 @@ const char *kUnsupported = "TritonMLAImpl does not support one of the "
 const char *kEncoder = "Encoder self-attention and encoder/decoder "
                        "cross-attention are not implemented for TritonMLAImpl";
 const char *kFp8 = "TritonMLA V1 with FP8 KV cache not yet supported";
-
-struct Ctor {
-  int64_t heads = 16, headSize = 576, kvHeads = 1;
-  double scale = 0.1;
-  std::optional<std::vector<float>> alibi;
-  std::optional<int64_t> window;
-  std::string kvDtype = "auto";
-  std::optional<double> softCap;
-  std::string attnType = "decoder";
-  MLAArgs mla{512, 64, 128, 128};
-  TritonMLAOptions options = [] {
-    TritonMLAOptions o;
-    o.device = -1;
-    o.maxBatch = 8;
-    return o;
-  }();
-  std::unique_ptr<TritonMLAImpl> make() const {
-    return std::make_unique<TritonMLAImpl>(
-        heads, headSize, scale, kvHeads, alibi, window, kvDtype, softCap,
-        attnType, std::nullopt, mla, options);
-  }
-};
-
-/// The message of the tilemla::Error `f` throws ("" if none).
-template <typename F> std::string errorOf(F &&f) {
-  try {
-    f();
-  } catch (const Error &e) {
-    return e.what();
-  }
-  return "";
-}
 
 TEST(MlaBackend, Description) {
   EXPECT_EQ(TritonMLABackend::getName(), "TRITON_MLA");
@@ -340,42 +309,11 @@ TEST(MlaSplits, BatchInvariantCut) {
   EXPECT_EQ(batchInvariantChunks(128, 64, 512, 65535).maxPieces, 4);
 }
 
-/// A valid decode call's views (pointers are never dereferenced: device -1).
-struct Call {
-  int64_t B = 8, H = 16, R = 512, P = 64, pages = 10, page = 16, maxPages = 4;
-  TensorView q, qNope, qPe, kv, o, lse;
-  DecodeMetadata md;
-  /// Argument k's address: 2^40 bytes apart, never dereferenced.
-  static void *at(int k) {
-    return reinterpret_cast<void *>(uintptr_t(k + 1) << 40);
-  }
-  Call() {
-    q = contiguousView(at(0), DType::BF16, {B, H, R + P}, -1);
-    qNope = contiguousView(at(1), DType::BF16, {B, H, R}, -1);
-    qPe = contiguousView(at(2), DType::BF16, {B, H, P}, -1);
-    kv = contiguousView(at(3), DType::BF16, {pages, page, R + P}, -1);
-    o = contiguousView(at(4), DType::BF16, {B, H, R}, -1);
-    lse = contiguousView(at(5), DType::F32, {B, H}, -1);
-    md.block_table = contiguousView(at(6), DType::I32, {B, maxPages}, -1);
-    md.seq_lens = contiguousView(at(7), DType::I32, {B}, -1);
-    md.max_seq_len = 60;
-  }
-};
-
-const char *kValid = "TritonMLAImpl: constructed with options.device = -1 (no "
-                     "device); forward_decode only validated its arguments";
-
 TEST(MlaValidation, ValidCallsReachTheDevice) {
   auto impl = Ctor().make();
   Call k;
-  EXPECT_EQ(errorOf([&] { impl->forward_decode(k.q, k.kv, k.md, k.o, k.lse); }),
-            kValid);
-  EXPECT_EQ(errorOf([&] {
-              impl->forward_decode(k.qNope, k.qPe, k.kv, k.md, k.o, k.lse);
-            }),
-            kValid);
-  EXPECT_EQ(errorOf([&] { impl->forward_decode(k.q, k.kv, k.md, k.o); }),
-            kValid);
+  for (const std::string &error : formErrors(*impl, k))
+    EXPECT_EQ(error, kValid);
   // The unit head dim of the seed's cache, padded strides, a non-contiguous
   // q pair, strided outputs.
   k.kv = contiguousView(Call::at(3), DType::BF16, {10, 16, 1, 576}, -1);
@@ -501,7 +439,8 @@ TEST(MlaValidation, EveryArgumentIsChecked) {
   k = Call(), k.q.shape = {8, 16, 512};
   EXPECT_EQ(run(k), "q: expected shape [8, 16, 576], got [8, 16, 512]");
   k = Call(), k.q.shape = {8, 576};
-  EXPECT_EQ(run(k), "q: expected rank 3 [B, 16, 576], got shape [8, 576]");
+  EXPECT_EQ(run(k), "q: expected rank 3 [B, 16, 576] or rank 4 [B, s_q, 16, "
+                    "576], got shape [8, 576]");
   k = Call(), k.q.shape = {8, 20, 576};
   EXPECT_EQ(run(k), "q: expected shape [8, 16, 576], got [8, 20, 576]");
   k = Call(), k.q.dtype = DType::F32;

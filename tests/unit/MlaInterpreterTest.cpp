@@ -70,7 +70,7 @@ MlaErrors runCase(const MlaCase &c, int splits, std::mt19937_64 &rng,
                   bool inStage1 = false) {
   MlaProblem p = makeMlaProblem(c, rng);
   MlaReference ref = mlaReference(p);
-  const int B = c.B(), headBlocks = (c.H + 15) / 16;
+  const int B = c.B(), rows = c.rows(), headBlocks = (rows + 15) / 16;
   const bool scheduled = parts > 0;
   std::string t = dtypeName(c.type), s = std::to_string(splits),
               scheduleFlag = !scheduled ? "0"
@@ -92,6 +92,7 @@ MlaErrors runCase(const MlaCase &c, int splits, std::mt19937_64 &rng,
                                    {"SCHEDULE", scheduleFlag},
                                    {"LATENT_HALVES", latentHalves ? "1" : "0"},
                                    {"MIN_PIECE", "2"},
+                                   {"QUERY_LEN", std::to_string(c.sq)},
                                    {"T", t},
                                    {"LSE_T", dtypeName(lseType)}});
   // Several split blocks and column blocks per (request, head).
@@ -105,6 +106,7 @@ MlaErrors runCase(const MlaCase &c, int splits, std::mt19937_64 &rng,
                                    {"BLOCK_H", std::to_string(stage2Heads)},
                                    {"CHUNK_ALIGN", std::to_string(chunkAlign)},
                                    {"SCHEDULE", scheduleFlag},
+                                   {"QUERY_LEN", std::to_string(c.sq)},
                                    {"T", t},
                                    {"LSE_T", dtypeName(lseType)}});
 
@@ -137,7 +139,7 @@ MlaErrors runCase(const MlaCase &c, int splits, std::mt19937_64 &rng,
             << "b=" << b << " n=" << n << " chunk=" << chunk;
       slots += schedule[1 + 4 * B + b];
     }
-    splits = std::max(1, slots); // workspace rows of H partials each
+    splits = std::max(1, slots); // workspace rows of `rows` partials each
   }
   // SCHEDULE = 2: stage 1 writes the slots again, from scratch.
   std::vector<int32_t> made = schedule;
@@ -145,8 +147,9 @@ MlaErrors runCase(const MlaCase &c, int splits, std::mt19937_64 &rng,
     std::fill(schedule.begin(), schedule.end(), -1);
   // With a schedule, rows are slots (splits = slot count, B = 1 below).
   const size_t wsRows = scheduled ? size_t(splits) : size_t(B) * splits;
-  std::vector<float> wsO(wsRows * c.H * c.R, NAN), wsLse(wsRows * c.H, NAN);
-  HostTensor o(c.type, size_t(B) * c.H * c.R), lse(lseType, size_t(B) * c.H);
+  std::vector<float> wsO(wsRows * rows * c.R, NAN), wsLse(wsRows * rows, NAN);
+  // o [B, sq, H, R] and lse [B, sq, H], contiguous.
+  HostTensor o(c.type, size_t(B) * rows * c.R), lse(lseType, size_t(B) * rows);
   for (size_t i = 0; i < o.values.size(); ++i)
     o.set(i, NAN);
   for (size_t i = 0; i < lse.values.size(); ++i)
@@ -182,20 +185,25 @@ MlaErrors runCase(const MlaCase &c, int splits, std::mt19937_64 &rng,
                  interp::Arg::i64(p.kvPageStride),
                  interp::Arg::i32(int(p.kvTokStride)),
                  interp::Arg::i32(p.btStride),
-                 interp::Arg::i32(c.H * c.R),
+                 interp::Arg::i32(rows * c.R),
                  interp::Arg::i32(c.R),
-                 interp::Arg::i32(c.H),
+                 interp::Arg::i32(rows),
                  interp::Arg::i32(1),
+                 interp::Arg::i32(int(p.qnStrideS)),
+                 interp::Arg::i32(int(p.qpStrideS)),
+                 interp::Arg::i32(c.H * c.R),
+                 interp::Arg::i32(c.H),
                  interp::Arg::f32(float(c.scale)),
                  interp::Arg::i32(B),
                  interp::Arg::i32(scheduled ? 1 : splits)});
-  stage2.launch({unsigned(B), unsigned((c.H + stage2Heads - 1) / stage2Heads),
+  stage2.launch({unsigned(B), unsigned((rows + stage2Heads - 1) / stage2Heads),
                  unsigned(c.R / rBlock)},
                 {interp::Arg::pointer(wsO), interp::Arg::pointer(wsLse),
                  interp::Arg::pointer(lens), interp::Arg::pointer(schedule),
                  interp::Arg::i32(B), ptr(o, 0), ptr(lse, 0),
-                 interp::Arg::i32(c.H * c.R), interp::Arg::i32(c.R),
-                 interp::Arg::i32(c.H), interp::Arg::i32(1)});
+                 interp::Arg::i32(rows * c.R), interp::Arg::i32(c.R),
+                 interp::Arg::i32(rows), interp::Arg::i32(1),
+                 interp::Arg::i32(c.H * c.R), interp::Arg::i32(c.H)});
   o.decode();
   lse.decode();
   if (inStage1)
@@ -207,9 +215,9 @@ MlaErrors runCase(const MlaCase &c, int splits, std::mt19937_64 &rng,
   for (int b = 0; b < B && !scheduled; ++b) {
     int L = c.lens[b], chunk = (L + splits - 1) / splits;
     chunk = (chunk + chunkAlign - 1) / chunkAlign * chunkAlign;
-    for (int h = 0; h < c.H; ++h)
+    for (int h = 0; h < rows; ++h)
       for (int i = 0; i < splits; ++i) {
-        float v = wsLse[(size_t(b) * c.H + h) * splits + i];
+        float v = wsLse[(size_t(b) * rows + h) * splits + i];
         bool empty = i * chunk >= L;
         EXPECT_EQ(std::isnan(v), empty)
             << "workspace lse of b=" << b << " h=" << h << " split=" << i
@@ -367,6 +375,35 @@ TEST(MlaInterpreter, ScheduleMadeInStage1) {
   // reads; they must equal the schedule kernel's, and o and lse the
   // reference.
   runFamilies(scheduleFamilies("in stage 1", true));
+}
+
+TEST(MlaInterpreter, MultiTokenCausal) {
+  // QUERY_LEN: s_q query tokens per request, token j seeing the request's
+  // first L - s_q + j + 1 tokens. Lengths below s_q (rows that see nothing:
+  // o = 0, lse = -inf), chunks that start within the last s_q - 1 tokens
+  // (rows with no visible token in a chunk that has some: lse = -inf
+  // partials stage 2 must weigh 0), H = 20 (a token's rows cross head
+  // blocks), the pair, TMA blocks, persistent programs, the device schedule
+  // made by its kernel and by stage 1, merges of 8 rows.
+  auto tokens = [](MlaCase c, int sq) {
+    c.sq = sq;
+    return c;
+  };
+  std::vector<MlaCase> cases = {
+      tokens(small(16, 16, {17, 0, 1, 2, 3, 100}), 4),
+      tokens(small(20, 7, {61, 2, 5}, DType::F16, true), 3),
+      tokens(small(1, 1, {2, 9, 8}), 8), tokens(small(16, 33, {66, 34}), 2)};
+  std::vector<MlaCase> tma = {tokens(small(16, 16, {33, 3, 0, 64, 17}), 4),
+                              tokens(small(20, 32, {97, 5, 66}), 2)};
+  for (MlaCase &c : tma)
+    c.contiguousPages = true;
+  Family inStage1{"s_q, made in stage 1", cases, {1}, 0, 3};
+  inStage1.inStage1 = true;
+  runFamilies({{"s_q 2..8", cases, {1, 3, 4, 8}},
+               {"s_q, TMA variant", tma, {1, 4}, 3},
+               {"s_q, device schedule", cases, {1}, 0, 3},
+               {"s_q, 8-row merges", cases, {1}, 0, 40, 8},
+               inStage1});
 }
 
 TEST(MlaInterpreter, PeakySoftmax) {

@@ -3,8 +3,10 @@
 // The C++ counterpart of the Python serving stack's TritonMLABackend /
 // TritonMLAImpl (../shared/spec/seed_triton_mla_backend.txt, contract in
 // ../shared/spec/MLA_DECODE.md): multi-head latent attention for decode, one
-// query token per request, over a paged latent KV cache, computed by two tile
-// kernels (kernels/mla/mla_decode_stage1.tile, mla_decode_stage2.tile).
+// query token per request (or several, causal among themselves: multi-token
+// decode for speculative verification), over a paged latent KV cache,
+// computed by two tile kernels (kernels/mla/mla_decode_stage1.tile,
+// mla_decode_stage2.tile).
 //
 //   TritonMLAImpl impl(16, 576, scale, 1, std::nullopt, std::nullopt, "auto",
 //                      std::nullopt, "decoder", std::nullopt,
@@ -34,6 +36,7 @@
 #define TILEMLA_MLA_TRITONMLA_H
 
 #include "tilemla/Runtime.h"
+#include "tilemla/mla/DecodeSchedule.h"
 #include "tilemla/mla/SplitPolicy.h"
 
 #include <algorithm>
@@ -184,38 +187,10 @@ struct TritonMLAOptions {
   /// a replay's violation is reported by the next call made outside a
   /// capture. Off by default (no kernel, no synchronization).
   bool checkInputs = false;
-};
-
-/// A device schedule of a batch's work, made once and read by many calls.
-/// An engine builds its decode metadata once per step, and every layer's
-/// forward_decode then reads the same lengths; the device schedule (see
-/// SplitPolicy::Auto) depends on the lengths alone, so one kernel per step
-/// can make it for all layers instead of one per call (about 4 us each on
-/// the H200). TritonMLAImpl::newDecodeSchedule allocates one (once: a CUDA
-/// graph can then capture the step); TritonMLAImpl::scheduleDecode fills it
-/// on a stream from seq_lens' contents at that point of the stream; calls
-/// later on the stream pass it in DecodeMetadata::schedule. Any impl with
-/// the same configuration (heads per stage-1 program, SM count, stage-1
-/// tiles; e.g. every layer's) can read it.
-class TILEMLA_API DecodeSchedule {
-public:
-  ~DecodeSchedule();
-  DecodeSchedule(const DecodeSchedule &) = delete;
-  DecodeSchedule &operator=(const DecodeSchedule &) = delete;
-  /// What the last scheduleDecode scheduled: its batch and seq_lens' data
-  /// (0 and null before the first).
-  int64_t batch() const { return scheduledBatch; }
-  const void *seqLens() const { return scheduledLens; }
-  int64_t maxBatch() const { return capacity; }
-
-private:
-  friend class TritonMLAImpl;
-  DecodeSchedule(int64_t maxBatch, int64_t parts, int tokenBlock);
-  std::unique_ptr<DeviceBuffer> buffer; ///< laid out as the kernel says
-  int64_t capacity, parts;
-  int tokenBlock;
-  int64_t scheduledBatch = 0;
-  const void *scheduledLens = nullptr;
+  /// The most query tokens per request (s_q, 1..16) a call may decode:
+  /// sizes the workspace, which holds s_q * H partial rows per (request,
+  /// split). See forward_decode's multi-token form.
+  int maxQueryLen = 1;
 };
 
 /// The seed's decode metadata, plus a host-side fact.
@@ -238,7 +213,9 @@ class TILEMLA_API TritonMLAImpl {
 public:
   static constexpr bool can_return_lse_for_decode = true;
   /// Heads per stage-1 program: 16 for H <= 16, 32 above (each program
-  /// then reads a request's tokens for twice the heads).
+  /// then reads a request's tokens for twice the heads). With s_q query
+  /// tokens per request, these and kWarpgroupHeadBlock count query rows
+  /// (s_q * H per request) instead of heads.
   static constexpr int kHeadBlock = 16;
   static constexpr int kWideHeadBlock = 32;
   static constexpr int kTokenBlock = 64; ///< tokens per stage-1 step
@@ -310,6 +287,16 @@ public:
   /// last stride. Writes o [B, H, R] (q's dtype) and lse [B, H] (f32, or q's
   /// dtype with LseDType::Query), any strides with a unit last one for o.
   /// seq_lens[b] == 0 gives o = 0, lse = -inf. `stream`: a CUstream.
+  ///
+  /// Multi-token decode (MTP, speculative verification): q [B, s_q, H,
+  /// R + P] (or the pair [B, s_q, H, R] and [B, s_q, H, P]), 1 <= s_q <=
+  /// options.maxQueryLen, the same s_q for every request of a call; o
+  /// [B, s_q, H, R], lse [B, s_q, H]. seq_lens[b] counts the request's
+  /// tokens including its s_q new ones, and query token j attends to the
+  /// first seq_lens[b] - s_q + j + 1 (causal among the new tokens); a
+  /// token that sees none (seq_lens[b] < s_q - j) gets o = 0, lse = -inf.
+  /// The s_q * H query rows of a request share every cache tile stage 1
+  /// reads, as heads do: the cache is read once per request, whatever s_q.
   void forward_decode(const TensorView &q, const TensorView &kv_cache,
                       const DecodeMetadata &metadata, const TensorView &o,
                       const TensorView &lse, StreamHandle stream = nullptr);
@@ -328,8 +315,10 @@ public:
 
   /// A device schedule for calls of up to options.maxBatch requests on
   /// this impl's configuration (see DecodeSchedule); allocates its buffer.
-  /// Throws without a device (options.device = -1).
-  std::unique_ptr<DecodeSchedule> newDecodeSchedule() const;
+  /// Throws without a device (options.device = -1). The schedule serves
+  /// calls of `queryLen` query tokens per request (the heads per stage-1
+  /// program, hence its parts, depend on s_q * H).
+  std::unique_ptr<DecodeSchedule> newDecodeSchedule(int64_t queryLen = 1) const;
   /// Launches the device schedule of metadata.seq_lens' batch (1 up to the
   /// schedule's maxBatch requests) into `schedule` on `stream`; reads only
   /// seq_lens (block_table and max_seq_len are not used). Like
@@ -373,27 +362,39 @@ public:
   }
 
   /// Whether a call with this cache schedules its work on the device (see
-  /// DeviceSchedule); numSplits then does not apply.
-  bool schedulesOnDevice(const TensorView &kv, int64_t batch) const {
-    return deviceScheduled(canStreamWithTma(kv), batch);
+  /// DeviceSchedule); numSplits then does not apply. `queryLen`: s_q.
+  bool schedulesOnDevice(const TensorView &kv, int64_t batch,
+                         int64_t queryLen = 1) const {
+    const int64_t rows = queryLen * heads;
+    return deviceScheduled(canStreamWithTma(kv, queryLen), batch, rows);
   }
   /// The split count a call with this batch and max_seq_len uses
   /// (BatchInvariant: the most pieces a request of up to max_seq_len tokens
   /// has; all of BatchInvariantChunks::maxPieces when max_seq_len is -1).
-  int numSplits(int64_t batch, int64_t maxSeqLen) const;
-  /// How BatchInvariant cuts requests (whatever the policy).
-  const BatchInvariantChunks &batchInvariantCut() const { return invariant; }
-  /// The most (request, split) pairs one call can use (sizes the
-  /// workspace).
+  int numSplits(int64_t batch, int64_t maxSeqLen, int64_t queryLen = 1) const {
+    return splitsFor(batch, maxSeqLen, queryLen * heads);
+  }
+  /// How BatchInvariant cuts requests of `queryLen` query tokens (whatever
+  /// the policy).
+  BatchInvariantChunks batchInvariantCut(int64_t queryLen = 1) const {
+    return invariantCut(queryLen * heads);
+  }
+  /// The most (request, split) pairs one call of a query token per request
+  /// can use.
   int64_t workspaceSplitRows() const { return wsSplitRows; }
+  /// The workspace's bytes (partial rows of R floats and their lse, for
+  /// every s_q up to options.maxQueryLen), allocated at construction.
+  size_t workspaceBytes() const {
+    return size_t(wsPartialRows) * size_t(rank + 1) * sizeof(float);
+  }
   int64_t numHeads() const { return heads; }
   int64_t kvLoraRank() const { return rank; }
   int64_t ropeDim() const { return rope; }
   double getScale() const { return softmaxScale; }
   const TritonMLAOptions &getOptions() const { return opts; }
   /// Whether stage 1 reads the cache `kv` (a valid kv_cache view) with TMA
-  /// (see TritonMLAOptions::tma).
-  bool canStreamWithTma(const TensorView &kv) const;
+  /// (see TritonMLAOptions::tma) in calls of `queryLen` query tokens.
+  bool canStreamWithTma(const TensorView &kv, int64_t queryLen = 1) const;
 
 private:
   /// One call's tensors (pointed to: a call copies nothing).
@@ -433,20 +434,28 @@ private:
   std::optional<CallPlan> plan(const DecodeCall &call);
   void run(const DecodeCall &call, StreamHandle stream);
   int precompileCalls(const DecodeCall &call);
-  /// What a batch's launches look like: stage 1's tokens per step and
-  /// warps, stage 2's output columns per program.
+  // Below, `rows` is a call's query rows per request: s_q * H (H with
+  // one query token). Stage 1 blocks them as it blocks heads, so the tiles,
+  // splits and schedule follow the rows.
+  /// What a batch's launches look like: stage 1's query tokens per
+  /// request, tokens per step and warps, stage 2's output columns per
+  /// program.
   struct LaunchShape {
     int tokenBlock, warps;
     int64_t columnBlock;
-    int64_t stage2Heads = 1; ///< heads per stage-2 program
+    int64_t stage2Heads = 1; ///< rows per stage-2 program
+    int64_t queryLen = 1;
     bool operator<(const LaunchShape &o) const {
-      return std::tie(tokenBlock, warps, columnBlock, stage2Heads) <
-             std::tie(o.tokenBlock, o.warps, o.columnBlock, o.stage2Heads);
+      return std::tie(tokenBlock, warps, columnBlock, stage2Heads, queryLen) <
+             std::tie(o.tokenBlock, o.warps, o.columnBlock, o.stage2Heads,
+                      o.queryLen);
     }
   };
   /// `programs`: stage 1's grid; `scheduled`: with a device schedule.
-  LaunchShape launchShape(int64_t batch, int64_t programs,
-                          bool scheduled) const;
+  LaunchShape launchShape(int64_t batch, int64_t programs, bool scheduled,
+                          int64_t queryLen) const;
+  int splitsFor(int64_t batch, int64_t maxSeqLen, int64_t rows) const;
+  BatchInvariantChunks invariantCut(int64_t rows) const;
   bool batchInvariant() const {
     return opts.splitPolicy == SplitPolicy::BatchInvariant;
   }
@@ -456,66 +465,66 @@ private:
                       bool tma, int scheduleMode, LaunchShape shape);
   /// Whether a call with `batch` requests schedules its work on the device
   /// (see TritonMLAOptions::deviceSchedule).
-  bool deviceScheduled(bool tma, int64_t batch) const {
-    if (opts.splitPolicy != SplitPolicy::Auto)
-      return false;
-    switch (opts.deviceSchedule) {
-    case DeviceSchedule::Off:
-      return false;
-    case DeviceSchedule::Always:
-      return true;
-    case DeviceSchedule::Default:
-      break;
-    }
-    const bool measured =
-        (tma && opts.warpSpecialize && headBlock() == kWarpgroupHeadBlock) ||
-        (warpgroupTiles && mayShareSMs());
-    return measured &&
-           batch * cdivHeads(headBlock()) >= kDeviceScheduleMinItems;
-  }
+  bool deviceScheduled(bool tma, int64_t batch, int64_t rows) const;
   /// The device schedule's parts: one stage-1 program per SM, a part per
   /// head block's worth of them; two per SM for 16-head programs, which
   /// then take launchShape's shared-SM tiles (one's prologue and epilogue
   /// overlap the other's stream).
-  int64_t scheduleParts() const {
-    return std::max<int64_t>(1, (mayShareSMs() ? 2 : 1) * numSMs /
-                                    cdivHeads(headBlock()));
+  int64_t scheduleParts(int64_t rows) const {
+    return std::max<int64_t>(1, (mayShareSMs(rows) ? 2 : 1) * numSMs /
+                                    headBlocks(rows));
   }
   /// Stage 1's tokens per step after a device schedule (whatever the
   /// batch: its grid is scheduleParts() times the head blocks).
-  int scheduleTokenBlock() const {
-    return launchShape(1, scheduleParts() * cdivHeads(headBlock()), true)
+  int scheduleTokenBlock(int64_t rows) const {
+    return launchShape(1, scheduleParts(rows) * headBlocks(rows), true,
+                       rows / heads)
         .tokenBlock;
   }
   /// The schedule kernel for stage-1 steps of `tokenBlock` tokens over
   /// batches of up to `maxBatch` requests.
   Kernel scheduleKernel(int tokenBlock, int64_t maxBatch);
   /// The schedule kernel's arguments: `batch` lengths at `seqLens` into
-  /// `schedule` (one home for forward_decode's and scheduleDecode's).
+  /// `schedule`'s `parts` parts (one home for forward_decode's and
+  /// scheduleDecode's).
   std::vector<KernelArg> scheduleArgs(const void *seqLens, int64_t batch,
+                                      int64_t parts,
                                       const DecodeSchedule &schedule) const;
-  /// Throws unless `schedule` fits this impl's scheduled calls.
-  void checkScheduleFits(const DecodeSchedule &schedule,
-                         const char *what) const;
+  /// Throws unless `schedule` fits this impl's scheduled calls of `rows`.
+  void checkScheduleFits(const DecodeSchedule &schedule, const char *what,
+                         int64_t rows) const;
   /// 16-head programs with the default tiles, where the device holds the
   /// shared tiles' stage 1: launchShape gives launches of 1.5+ programs per
   /// SM tiles that let two programs share an SM.
-  bool mayShareSMs() const {
-    return headBlock() == kHeadBlock && !opts.tokenBlock && !opts.stage1Warps &&
-           deviceTokenBlock >= kSharedTokenBlock;
+  bool mayShareSMs(int64_t rows) const {
+    return headBlock(rows) == kHeadBlock && !opts.tokenBlock &&
+           !opts.stage1Warps && deviceTokenBlock(rows) >= kSharedTokenBlock;
   }
-  int64_t cdivHeads(int64_t block) const { return (heads + block - 1) / block; }
-  int tokenBlock() const {
-    return opts.tokenBlock ? opts.tokenBlock : deviceTokenBlock;
+  /// Stage-1 programs per (request, split): blocks of headBlock(rows).
+  int64_t headBlocks(int64_t rows) const {
+    const int64_t block = headBlock(rows);
+    return (rows + block - 1) / block;
+  }
+  int tokenBlock(int64_t rows) const {
+    return opts.tokenBlock ? opts.tokenBlock : deviceTokenBlock(rows);
+  }
+  /// The default token block: kTokenBlock, or less where the device's
+  /// shared memory cannot hold its stage 1 (fittingTokenBlock).
+  int deviceTokenBlock(int64_t rows) const {
+    if (!deviceSharedBytes ||
+        (warpgroupTiles && headBlock(rows) == kWarpgroupHeadBlock))
+      return kTokenBlock;
+    return fittingTokenBlock(deviceSharedBytes, headBlock(rows),
+                             opts.stages ? opts.stages : kStages, rank, rope);
   }
   /// Stage 1 with a score warpgroup (TritonMLAOptions::scoreWarpgroup):
   /// where a head block's scores are owned by one warpgroup.
-  bool scoreWarpgroup(bool tma) const {
-    return tma && opts.scoreWarpgroup && !opts.seesaw && heads > headBlock();
+  bool scoreWarpgroup(bool tma, int64_t rows) const {
+    return tma && opts.scoreWarpgroup && !opts.seesaw && rows > headBlock(rows);
   }
   /// Stage 1 with the seesaw (TritonMLAOptions::seesaw), on the same path.
-  bool seesaw(bool tma) const {
-    return tma && opts.seesaw && heads > headBlock();
+  bool seesaw(bool tma, int64_t rows) const {
+    return tma && opts.seesaw && rows > headBlock(rows);
   }
   /// Stage 1 streams the latent part in halves
   /// (TritonMLAOptions::latentHalves): TMA only, and halves of at least a
@@ -527,25 +536,28 @@ private:
   bool persistentStage1(bool tma) const {
     return tma && opts.warpSpecialize && opts.persistentWaves > 0;
   }
-  /// Heads per stage-1 program.
-  int headBlock() const {
+  /// Query rows (heads, with one query token) per stage-1 program.
+  int headBlock(int64_t rows) const {
     if (opts.headBlock)
       return opts.headBlock;
-    if (warpgroupTiles && heads >= kWarpgroupHeadBlock)
+    if (warpgroupTiles && rows >= kWarpgroupHeadBlock)
       return kWarpgroupHeadBlock;
-    return heads > kHeadBlock ? kWideHeadBlock : kHeadBlock;
+    return rows > kHeadBlock ? kWideHeadBlock : kHeadBlock;
   }
   /// Warps per stage-1 program.
-  int stage1Warps() const {
+  int stage1Warps(int64_t rows) const {
     if (opts.stage1Warps)
       return opts.stage1Warps;
-    return warpgroupTiles && headBlock() == kWarpgroupHeadBlock
+    return warpgroupTiles && headBlock(rows) == kWarpgroupHeadBlock
                ? kWarpgroupWarps
                : kStage1Warps;
   }
+  /// The most (request, split) pairs a call of `rows` query rows per
+  /// request uses, at any batch up to maxBatch.
+  int64_t splitPairs(int64_t rows) const;
   /// Byte offset of the log-sum-exps in the workspace (16-byte aligned).
   size_t wsLseOffset() const {
-    return size_t(wsSplitRows) * size_t(heads) * size_t(rank) * sizeof(float);
+    return size_t(wsPartialRows) * size_t(rank) * sizeof(float);
   }
 
   int64_t heads, rank, rope;
@@ -553,12 +565,13 @@ private:
   MLAArgs mla;
   TritonMLAOptions opts;
   int64_t wsSplitRows = 1;
+  /// Partial rows (R floats, and an lse each) in the workspace: the most
+  /// (request, split, query row) triples of any call.
+  int64_t wsPartialRows = 1;
   int numSMs = 132;
   bool warpgroupTiles = false; ///< the device runs wgmma (sm_90a)
-  /// The default token block: kTokenBlock, or less where the device's
-  /// shared memory cannot hold its stage 1 (fittingTokenBlock).
-  int deviceTokenBlock = kTokenBlock;
-  BatchInvariantChunks invariant;
+  /// A program's shared memory on the device; 0: unknown (no device).
+  int64_t deviceSharedBytes = 0;
   std::unique_ptr<DeviceBuffer> workspace, lseScratch;
   /// The schedule calls make when not given one (DecodeMetadata::schedule).
   std::unique_ptr<DecodeSchedule> ownSchedule;
