@@ -62,11 +62,12 @@ for i in range(len(variants)):
         data = json.loads(text if text.startswith("{") else "{" + text + "}")
         for x in data["results"]:
             kind = x.get("mix") or ("ragged" if x["ragged"] else "uniform")
-            case = (x["h"], x["b"], x["l"], x["page"], kind, x["policy"])
+            case = (x["h"], x.get("sq", 1), x["b"], x["l"], x["page"], kind,
+                    x["policy"])
             us = x.get("median_us", float("nan"))
             table.setdefault(case, {}).setdefault(i, []).append(us)
 names = [v or "base" for v in variants]
-print("   H     B      L page kind    policy   | " + " | ".join(names)
+print("   H sq     B      L page kind    policy   | " + " | ".join(names)
       + " | best / " + names[0])
 for case in sorted(table):
     row = table[case]
@@ -75,6 +76,6 @@ for case in sorted(table):
     base = min(row.get(0, [float("nan")]))
     ratios = [f"{min(row[i]) / base:.3f}" for i in range(1, len(variants))
               if i in row]
-    print("%4d %5d %6d %4d %-7s %-8s | " % case + " | ".join(cells)
+    print("%4d %2d %5d %6d %4d %-7s %-8s | " % case + " | ".join(cells)
           + " | " + " ".join(ratios))
 EOF

@@ -27,16 +27,16 @@ Shape withLens(Shape s, std::vector<int32_t> lens) {
   return s;
 }
 
-Shape makeShape(int H, int B, int L, int page, bool ragged) {
+Shape makeShape(int H, int B, int L, int page, bool ragged, int sq) {
   Shape s;
-  s.H = H, s.B = B, s.L = L, s.page = page, s.ragged = ragged;
+  s.H = H, s.B = B, s.L = L, s.page = page, s.ragged = ragged, s.sq = sq;
   return withLens(s, ragged ? raggedLens(B, L) : std::vector<int32_t>(B, L));
 }
 
 /// Length mixes made to break a schedule: one very long request among many
 /// short ones (first, or in the middle), hundreds of short requests of
 /// varied lengths, zeros and ones beside long requests.
-std::vector<Shape> adversarialMixes(int H, int page) {
+std::vector<Shape> adversarialMixes(int H, int page, int sq) {
   uint64_t state = 0xAD7E45A1ull;
   auto draw = [&](int n, int lo, int hi) {
     std::vector<int32_t> v(n);
@@ -60,6 +60,7 @@ std::vector<Shape> adversarialMixes(int H, int page) {
   for (auto &[name, lens] : mixes) {
     Shape s;
     s.H = H, s.B = int(lens.size()), s.page = page, s.ragged = true;
+    s.sq = sq;
     s.mix = name;
     s = withLens(s, lens);
     s.L = s.maxLen;
@@ -72,13 +73,15 @@ std::vector<Shape> adversarialMixes(int H, int page) {
   std::fprintf(
       status ? stderr : stdout,
       "usage: mla-bench [--quick | --full] [--b=LIST] [--l=LIST] [--h=LIST]\n"
-      "                 [--page=LIST] [--policy=auto,fixed4,batch-invariant]\n"
+      "                 [--page=LIST] [--sq=LIST]\n"
+      "                 [--policy=auto,fixed4,batch-invariant]\n"
       "                 [--ragged | --no-ragged | --ragged-only]\n"
       "                 [--runs=N] [--warmup=N] [--host-calls=N]\n"
       "                 [--flush-mib=N] [--copy-mib=N] [--check] [--list]\n"
       "                 [--json=FILE] [--block-n=N] [--block-h=N] [--warps=N]\n"
       "                 [--stages=N] [--max-splits=N] [--min-splits=N]\n"
-      "                 [--no-tma] [--no-ws] [--no-score-warpgroup] [--seesaw]\n"
+      "                 [--no-tma] [--no-ws] [--no-score-warpgroup] "
+      "[--seesaw]\n"
       "                 [--latent-halves] [--persistent=W]\n"
       "                 [--schedule=default|off|always] [--step-schedule]\n"
       "                 [--schedule-in-stage1]\n"
@@ -91,6 +94,9 @@ std::vector<Shape> adversarialMixes(int H, int page) {
       "  --b/--l/--h/--page replace that axis of the chosen grid (--h: every\n"
       "            B for those heads, e.g. --h=64 --b=8,32,128); ragged\n"
       "  batches (B > 1) draw each length from [1, 2L]\n"
+      "  --sq      query tokens per request (default 1; e.g. 1,2,4: multi-\n"
+      "            token decode, causal among the new tokens); GB/s counts\n"
+      "            the cache once per request, TFLOP/s every query row\n"
       "  --policy  split policies to compare (default all three; 'all')\n"
       "  --runs    timed calls per case (default 50; fewer, at least 10,\n"
       "            when a call is long), --warmup calls before (default 5)\n"
@@ -157,21 +163,23 @@ std::vector<Shape> makeGrid(const Options &o) {
   if (o.mixes) {
     for (int H : o.h)
       for (int page : o.page)
-        for (Shape &s : adversarialMixes(H, page))
-          grid.push_back(s);
+        for (int sq : o.sq)
+          for (Shape &s : adversarialMixes(H, page, sq))
+            grid.push_back(s);
     return grid;
   }
   for (int H : allHeads(o))
     for (int page : o.page)
       for (int B : o.b)
-        for (int L : o.l) {
-          if (!wanted(H, B))
-            continue;
-          if (o.uniform)
-            grid.push_back(makeShape(H, B, L, page, false));
-          if (o.ragged && B > 1)
-            grid.push_back(makeShape(H, B, L, page, true));
-        }
+        for (int L : o.l)
+          for (int sq : o.sq) {
+            if (!wanted(H, B))
+              continue;
+            if (o.uniform)
+              grid.push_back(makeShape(H, B, L, page, false, sq));
+            if (o.ragged && B > 1)
+              grid.push_back(makeShape(H, B, L, page, true, sq));
+          }
   return grid;
 }
 
@@ -271,7 +279,7 @@ Options parseOptions(int argc, char **argv) {
       o.b = {1, 8, 32, 128}, o.l = {1024, 4096, 8192, 32768};
       o.h = {16, 32, 64, 128}, o.page = {64, 16}, o.hLargeBatch = {};
     } else if (arg == "--b" || arg == "--l" || arg == "--h" ||
-               arg == "--page") {
+               arg == "--page" || arg == "--sq") {
       axes.emplace_back(arg, take());
     } else if (arg == "--policy" || arg == "--policies") {
       o.policies = parsePolicies(take());
@@ -351,10 +359,11 @@ Options parseOptions(int argc, char **argv) {
     std::vector<int> v = parseInts(flag, text);
     if (flag == "--h")
       o.hLargeBatch.clear(); // the heads given are all the heads
-    (flag == "--b"   ? o.b
-     : flag == "--l" ? o.l
-     : flag == "--h" ? o.h
-                     : o.page) = v;
+    (flag == "--b"    ? o.b
+     : flag == "--l"  ? o.l
+     : flag == "--h"  ? o.h
+     : flag == "--sq" ? o.sq
+                      : o.page) = v;
   }
   return o;
 }

@@ -24,6 +24,8 @@ constexpr double kScale = 0.1352337788; // DeepSeek-V3, as mla-decode
 
 struct Options {
   std::vector<int> b{1, 8, 32, 128}, l{4096, 8192, 32768}, h{16, 128}, page{64};
+  /// Query tokens per request (--sq; multi-token decode above 1).
+  std::vector<int> sq{1};
   /// Heads measured only for B >= 8 (--quick's H=64); --h clears them.
   std::vector<int> hLargeBatch{64};
   std::vector<mla::SplitPolicy> policies{mla::SplitPolicy::Auto,
@@ -56,6 +58,7 @@ struct Options {
 
 struct Shape {
   int H = 16, B = 1, L = 1024, page = 64;
+  int sq = 1; ///< query tokens per request
   bool ragged = false;
   std::string mix; ///< an adversarial mix's name (then L is its longest)
   std::vector<int32_t> lens;
@@ -82,7 +85,7 @@ struct Result {
 };
 
 struct CheckResult {
-  int H = 0, page = 0;
+  int H = 0, page = 0, sq = 1;
   mla::SplitPolicy policy{};
   double oErr = 0, lseErr = 0;
   bool ok = false;
@@ -106,7 +109,7 @@ Options parseOptions(int argc, char **argv);
 std::vector<int> allHeads(const Options &o);
 /// The shapes `o` selects, in run order.
 std::vector<Shape> makeGrid(const Options &o);
-/// "   H    B      L page kind   " columns of one shape.
+/// "   H sq    B      L page kind   " columns of one shape.
 std::string shapeLabel(const Shape &s);
 void printRow(const Result &x, double copyGbs);
 /// The JSON fields after the device; closes the object.

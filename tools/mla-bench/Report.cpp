@@ -8,14 +8,14 @@
 namespace tilemla::bench {
 namespace {
 std::string shapeJson(const Shape &s) {
-  std::string out = "\"h\": " + std::to_string(s.H) +
-                    ", \"b\": " + std::to_string(s.B) +
-                    ", \"l\": " + std::to_string(s.L) +
-                    ", \"page\": " + std::to_string(s.page) +
-                    ", \"ragged\": " + (s.ragged ? "true" : "false") +
-                    (s.mix.empty() ? "" : ", \"mix\": \"" + s.mix + "\"") +
-                    ", \"tokens\": " + std::to_string(s.tokens) +
-                    ", \"max_len\": " + std::to_string(s.maxLen);
+  std::string out =
+      "\"h\": " + std::to_string(s.H) + ", \"sq\": " + std::to_string(s.sq) +
+      ", \"b\": " + std::to_string(s.B) + ", \"l\": " + std::to_string(s.L) +
+      ", \"page\": " + std::to_string(s.page) +
+      ", \"ragged\": " + (s.ragged ? "true" : "false") +
+      (s.mix.empty() ? "" : ", \"mix\": \"" + s.mix + "\"") +
+      ", \"tokens\": " + std::to_string(s.tokens) +
+      ", \"max_len\": " + std::to_string(s.maxLen);
   return out;
 }
 
@@ -23,7 +23,8 @@ std::string shapeJson(const Shape &s) {
 
 std::string shapeLabel(const Shape &s) {
   char buf[96];
-  std::snprintf(buf, sizeof buf, "%4d %4d %6d %4d %-7s", s.H, s.B, s.L, s.page,
+  std::snprintf(buf, sizeof buf, "%4d %2d %4d %6d %4d %-7s", s.H, s.sq, s.B,
+                s.L, s.page,
                 !s.mix.empty() ? s.mix.c_str()
                 : s.ragged     ? "ragged"
                                : "uniform");
@@ -70,7 +71,7 @@ void writeJson(std::ostream &out, const Options &o, const Report &r) {
   out << "\n  ],\n  \"checks\": [";
   for (size_t i = 0; i < r.checks.size(); ++i) {
     const CheckResult &c = r.checks[i];
-    out << (i ? ",\n" : "\n") << "    {\"h\": " << c.H
+    out << (i ? ",\n" : "\n") << "    {\"h\": " << c.H << ", \"sq\": " << c.sq
         << ", \"page\": " << c.page
         << ", \"policy\": " << jsonString(policyName(c.policy))
         << ", \"o_rel_err\": " << jsonNumber(c.oErr)

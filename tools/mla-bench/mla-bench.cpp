@@ -10,7 +10,9 @@
 //     --runs calls (fewer when one call is long: about 0.5 s a case, at
 //     least 10);
 //   - GB/s counts the latent cache read once, (R + P) * 2 bytes a token,
-//     plus q and o; TFLOP/s counts 2 * H * tokens * (576 + 512); "%copy" is
+//     plus q and o; TFLOP/s counts 2 * H * s_q * tokens * (576 + 512) (with
+//     --sq, each query row as a head: the causal tail's few masked scores
+//     are counted); "%copy" is
 //     GB/s over a device-to-device copy ceiling measured at the start of the
 //     same run (cuMemcpyDtoDAsync of 1 GiB, read + write bytes, median);
 //   - "host us" is the CPU time of one forward_decode call (no
@@ -80,8 +82,8 @@ struct Problem {
   mla::DecodeMetadata metadata;
 
   Problem(const Shape &s, RandomSource &random, std::mt19937_64 &rng)
-      : shape(s), kv(kvBytes(s)), q(size_t(s.B) * s.H * D * 2),
-        o(size_t(s.B) * s.H * R * 2), lse(size_t(s.B) * s.H * 4),
+      : shape(s), kv(kvBytes(s)), q(size_t(s.B) * s.sq * s.H * D * 2),
+        o(size_t(s.B) * s.sq * s.H * R * 2), lse(size_t(s.B) * s.sq * s.H * 4),
         blockTable(
             std::max<size_t>(4, size_t(s.B) * pagesFor(s.maxLen, s) * 4)),
         seqLens(size_t(s.B) * 4) {
@@ -105,11 +107,20 @@ struct Problem {
     seqLens.upload(s.lens.data(), s.lens.size() * 4);
     synchronize();
 
-    qView = mla::contiguousView(q.data(), mla::DType::BF16, {s.B, s.H, D});
+    // One query token: the rank-3 views; several: [B, s_q, H, ...].
+    auto rows = [&](std::vector<int64_t> shape) {
+      if (s.sq > 1)
+        shape.insert(shape.begin() + 1, s.sq);
+      return shape;
+    };
+    qView =
+        mla::contiguousView(q.data(), mla::DType::BF16, rows({s.B, s.H, D}));
     kvView = mla::contiguousView(kv.data(), mla::DType::BF16,
                                  {std::max<int64_t>(1, numPages), s.page, D});
-    oView = mla::contiguousView(o.data(), mla::DType::BF16, {s.B, s.H, R});
-    lseView = mla::contiguousView(lse.data(), mla::DType::F32, {s.B, s.H});
+    oView =
+        mla::contiguousView(o.data(), mla::DType::BF16, rows({s.B, s.H, R}));
+    lseView =
+        mla::contiguousView(lse.data(), mla::DType::F32, rows({s.B, s.H}));
     metadata.block_table = mla::contiguousView(
         blockTable.data(), mla::DType::I32, {s.B, maxPages});
     metadata.seq_lens =
@@ -128,13 +139,13 @@ struct Problem {
   }
 };
 
-/// Device bytes a shape needs with the given policies (inputs, outputs,
-/// the largest workspace).
-/// The backend as mla-bench runs it; `device` -1 allocates nothing (for
-/// sizing).
-mla::TritonMLAImpl makeImpl(int H, int maxBatch, mla::SplitPolicy policy,
-                            const Options &o, int device = 0) {
+/// The backend as mla-bench runs it, for calls of up to `maxQueryLen`
+/// query tokens; `device` -1 allocates nothing (for sizing).
+mla::TritonMLAImpl makeImpl(int H, int maxBatch, int maxQueryLen,
+                            mla::SplitPolicy policy, const Options &o,
+                            int device = 0) {
   mla::TritonMLAOptions options;
+  options.maxQueryLen = maxQueryLen;
   options.tokenBlock = o.tokenBlock;
   options.stage1Warps = o.stage1Warps;
   options.stages = o.stages;
@@ -162,13 +173,14 @@ mla::TritonMLAImpl makeImpl(int H, int maxBatch, mla::SplitPolicy policy,
 /// Device bytes a shape needs: its data plus the largest workspace of the
 /// policies (as the backend sizes it).
 size_t bytesNeeded(const Shape &s, const Options &o) {
+  const size_t rows = size_t(s.B) * s.sq * s.H;
   size_t ws = 0;
-  for (mla::SplitPolicy p : o.policies) {
-    size_t rows = makeImpl(s.H, s.B, p, o, /*device=*/-1).workspaceSplitRows();
-    ws = std::max(ws, rows * s.H * (R + 1) * 4 + size_t(s.B) * s.H * 4);
-  }
-  return Problem::kvBytes(s) + size_t(s.B) * s.H * (D + R) * 2 +
-         size_t(s.B) * s.H * 4 + size_t(s.B) * (s.maxLen / s.page + 2) * 4 + ws;
+  for (mla::SplitPolicy p : o.policies)
+    ws = std::max(
+        ws, makeImpl(s.H, s.B, s.sq, p, o, /*device=*/-1).workspaceBytes() +
+                rows * 4);
+  return Problem::kvBytes(s) + rows * (D + R) * 2 + rows * 4 +
+         size_t(s.B) * (s.maxLen / s.page + 2) * 4 + ws;
 }
 
 Result runCase(Problem &p, mla::SplitPolicy policy, const Options &o,
@@ -177,19 +189,20 @@ Result runCase(Problem &p, mla::SplitPolicy policy, const Options &o,
   Result res;
   res.shape = s;
   res.policy = policy;
-  res.bytes = double(s.tokens) * D * 2 + double(s.B) * s.H * (D + R) * 2;
-  res.flops = 2.0 * s.H * double(s.tokens) * (D + R);
-  mla::TritonMLAImpl impl = makeImpl(s.H, s.B, policy, o);
+  const double rows = double(s.sq) * s.H;
+  res.bytes = double(s.tokens) * D * 2 + double(s.B) * rows * (D + R) * 2;
+  res.flops = 2.0 * rows * double(s.tokens) * (D + R);
+  mla::TritonMLAImpl impl = makeImpl(s.H, s.B, s.sq, policy, o);
   // 0: the work is scheduled on the device (shown as "dev"); -1: by a
   // schedule made once, outside the timed calls ("step").
-  const bool onDevice = impl.schedulesOnDevice(p.kvView, s.B);
-  res.splits = !onDevice        ? impl.numSplits(s.B, s.maxLen)
+  const bool onDevice = impl.schedulesOnDevice(p.kvView, s.B, s.sq);
+  res.splits = !onDevice        ? impl.numSplits(s.B, s.maxLen, s.sq)
                : o.stepSchedule ? -1
                                 : 0;
   mla::DecodeMetadata metadata = p.metadata;
   std::unique_ptr<mla::DecodeSchedule> stepSchedule;
   if (onDevice && o.stepSchedule) {
-    stepSchedule = impl.newDecodeSchedule();
+    stepSchedule = impl.newDecodeSchedule(s.sq);
     impl.scheduleDecode(metadata, *stepSchedule);
     metadata.schedule = stepSchedule.get();
   }
@@ -232,58 +245,62 @@ Result runCase(Problem &p, mla::SplitPolicy policy, const Options &o,
 std::vector<CheckResult> spotCheck(const Options &o, std::mt19937_64 &rng) {
   std::vector<CheckResult> out;
   for (int H : allHeads(o))
-    for (int page : o.page) {
-      test::MlaCase c;
-      c.H = H, c.R = R, c.P = P, c.page = page, c.type = test::DType::BF16;
-      c.scale = kScale;
-      c.lens = isInterpreterMode() ? std::vector<int32_t>{1, 37, 100}
-                                   : std::vector<int32_t>{1, 517, 1500, 0};
-      test::MlaProblem prob = test::makeMlaProblem(c, rng);
-      test::MlaReference ref = test::mlaReference(prob);
-      DeviceBuffer dq =
-          test::uploadBytes(prob.qn.bytes.data(), prob.qn.bytes.size());
-      DeviceBuffer dkv =
-          test::uploadBytes(prob.kv.bytes.data(), prob.kv.bytes.size());
-      DeviceBuffer dbt =
-          test::uploadBytes(prob.blockTable.data(), prob.blockTable.size() * 4);
-      DeviceBuffer dlens =
-          test::uploadBytes(prob.seqLens.data(), prob.seqLens.size() * 4);
-      const int B = c.B();
-      test::HostTensor ho(test::DType::BF16, size_t(B) * H * R),
-          hl(test::DType::F32, size_t(B) * H);
-      DeviceBuffer dout(ho.bytes.size()), dlse(hl.bytes.size());
-      for (mla::SplitPolicy policy : o.policies) {
-        CheckResult cr;
-        cr.H = H, cr.page = page, cr.policy = policy;
-        try {
-          mla::TritonMLAImpl impl = makeImpl(H, B, policy, o);
-          dout.fill(0xff);
-          dlse.fill(0xff);
-          impl.forward_decode(
-              test::queryView(prob, dq.data(), mla::DType::BF16),
-              test::kvCacheView(prob, dkv.data(), mla::DType::BF16),
-              test::decodeMetadata(prob, dbt.data(), dlens.data()),
-              mla::contiguousView(dout.data(), mla::DType::BF16, {B, H, R}),
-              mla::contiguousView(dlse.data(), mla::DType::F32, {B, H}));
-          synchronize();
-          dout.download(ho.bytes.data(), ho.bytes.size());
-          dlse.download(hl.bytes.data(), hl.bytes.size());
-          ho.decode();
-          hl.decode();
-          test::MlaErrors e = test::mlaErrors(prob, ref, ho.values, hl.values);
-          cr.oErr = e.o, cr.lseErr = e.lse;
-          cr.ok = e.o <= 1e-2 && e.lse <= 1e-3;
-        } catch (const std::exception &e) {
-          cr.error = e.what();
+    for (int page : o.page)
+      for (int sq : o.sq) {
+        test::MlaCase c;
+        c.H = H, c.R = R, c.P = P, c.page = page, c.type = test::DType::BF16;
+        c.sq = sq;
+        c.scale = kScale;
+        c.lens = isInterpreterMode() ? std::vector<int32_t>{1, 37, 100}
+                                     : std::vector<int32_t>{1, 517, 1500, 0};
+        test::MlaProblem prob = test::makeMlaProblem(c, rng);
+        test::MlaReference ref = test::mlaReference(prob);
+        DeviceBuffer dq =
+            test::uploadBytes(prob.qn.bytes.data(), prob.qn.bytes.size());
+        DeviceBuffer dkv =
+            test::uploadBytes(prob.kv.bytes.data(), prob.kv.bytes.size());
+        DeviceBuffer dbt = test::uploadBytes(prob.blockTable.data(),
+                                             prob.blockTable.size() * 4);
+        DeviceBuffer dlens =
+            test::uploadBytes(prob.seqLens.data(), prob.seqLens.size() * 4);
+        const int B = c.B();
+        test::HostTensor ho(test::DType::BF16, size_t(B) * c.rows() * R),
+            hl(test::DType::F32, size_t(B) * c.rows());
+        DeviceBuffer dout(ho.bytes.size()), dlse(hl.bytes.size());
+        for (mla::SplitPolicy policy : o.policies) {
+          CheckResult cr;
+          cr.H = H, cr.page = page, cr.sq = sq, cr.policy = policy;
+          try {
+            mla::TritonMLAImpl impl = makeImpl(H, B, sq, policy, o);
+            dout.fill(0xff);
+            dlse.fill(0xff);
+            auto [ov, lv] =
+                test::outputViews(prob, dout.data(), mla::DType::BF16,
+                                  dlse.data(), mla::DType::F32);
+            impl.forward_decode(
+                test::queryView(prob, dq.data(), mla::DType::BF16),
+                test::kvCacheView(prob, dkv.data(), mla::DType::BF16),
+                test::decodeMetadata(prob, dbt.data(), dlens.data()), ov, lv);
+            synchronize();
+            dout.download(ho.bytes.data(), ho.bytes.size());
+            dlse.download(hl.bytes.data(), hl.bytes.size());
+            ho.decode();
+            hl.decode();
+            test::MlaErrors e =
+                test::mlaErrors(prob, ref, ho.values, hl.values);
+            cr.oErr = e.o, cr.lseErr = e.lse;
+            cr.ok = e.o <= 1e-2 && e.lse <= 1e-3;
+          } catch (const std::exception &e) {
+            cr.error = e.what();
+          }
+          std::printf("check H=%-3d s_q=%d page=%-2d %-15s o rel err %.2e  lse "
+                      "abs err %.2e  %s%s\n",
+                      H, sq, page, policyName(policy), cr.oErr, cr.lseErr,
+                      cr.ok ? "OK" : "MISMATCH",
+                      cr.error.empty() ? "" : (" (" + cr.error + ")").c_str());
+          out.push_back(cr);
         }
-        std::printf("check H=%-3d page=%-2d %-15s o rel err %.2e  lse abs err "
-                    "%.2e  %s%s\n",
-                    H, page, policyName(policy), cr.oErr, cr.lseErr,
-                    cr.ok ? "OK" : "MISMATCH",
-                    cr.error.empty() ? "" : (" (" + cr.error + ")").c_str());
-        out.push_back(cr);
       }
-    }
   return out;
 }
 
@@ -323,9 +340,10 @@ int run(const Options &o, const std::vector<Shape> &grid, Report &report) {
   }
 
   RandomSource random(interp ? MiB : 64 * MiB, o.seed);
-  std::printf("\n%4s %4s %6s %4s %-7s %-15s %6s %9s %9s %9s %8s %8s %6s %8s\n",
-              "H", "B", "L", "page", "kind", "policy", "splits", "med us",
-              "min us", "p90 us", "GB/s", "TFLOP/s", "%copy", "host us");
+  std::printf(
+      "\n%4s %2s %4s %6s %4s %-7s %-15s %6s %9s %9s %9s %8s %8s %6s %8s\n", "H",
+      "sq", "B", "L", "page", "kind", "policy", "splits", "med us", "min us",
+      "p90 us", "GB/s", "TFLOP/s", "%copy", "host us");
   for (const Shape &s : grid) {
     size_t need = bytesNeeded(s, o);
     if (!interp) {
