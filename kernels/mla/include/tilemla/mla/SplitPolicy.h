@@ -59,7 +59,7 @@ enum class SplitPolicy {
 /// Where SplitPolicy::Auto schedules stage 1's work on the device.
 enum class DeviceSchedule {
   /// Where it measured faster (H200): 64-head programs with a
-  /// warp-specialized TMA producer (sm_90a, H >= 64), and 16-head programs
+  /// warp-specialized TMA producer (sm_90a, H > 16), and 16-head programs
   /// on sm_90a (H <= 16, default tiles), in batches of at least
   /// TritonMLAImpl::kDeviceScheduleMinItems (request, head block) pairs.
   Default,
