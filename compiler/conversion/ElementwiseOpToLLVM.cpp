@@ -8,6 +8,7 @@
 #include "tilemla/Conversion/Utility.h"
 
 #include "mlir/Conversion/LLVMCommon/Pattern.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 
 using namespace mlir;
@@ -32,10 +33,14 @@ struct ElementwiseOpConversion : ConversionPattern {
     auto isFP8 = [](Type type) {
       return isa<Float8E4M3FNType>(getElementTypeOrSelf(type));
     };
-    if (llvm::any_of(op->getOperandTypes(), isFP8) || isFP8(type))
-      return op->emitError() << "fp8e4m3 values can be loaded and stored; "
-                                "arithmetic and conversions on them are not "
-                                "supported yet";
+    if (llvm::any_of(op->getOperandTypes(), isFP8) || isFP8(type)) {
+      // Conversions from and to fp8: Fp8ConvertOpToLLVM.cpp.
+      if (isa<arith::ExtFOp, arith::TruncFOp>(op))
+        return failure();
+      return op->emitError() << "fp8e4m3 values can be loaded, stored and "
+                                "converted (.to) from and to f16, bf16 and "
+                                "f32; arithmetic on them is not supported";
+    }
     // A scalar operand (arith.select's condition may be one) serves every
     // element.
     const unsigned elems = getTotalElemsPerThread(type);

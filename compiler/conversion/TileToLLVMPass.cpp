@@ -69,6 +69,7 @@ private:
     populateLoadStoreOpToLLVMPatterns(converter, patterns);
     populateAtomicOpToLLVMPatterns(converter, target, patterns);
     populateElementwiseOpToLLVMPatterns(converter, patterns);
+    populateFp8ConvertOpToLLVMPatterns(converter, target, patterns);
     populateReduceOpToLLVMPatterns(converter, target, patterns);
     populateScanOpToLLVMPatterns(converter, target, patterns);
     populateConvertLayoutOpToLLVMPatterns(converter, target, patterns);

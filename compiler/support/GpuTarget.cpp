@@ -17,7 +17,7 @@ struct KnownTarget {
 };
 constexpr KnownTarget kKnownTargets[] = {
     {80, false, "sm_80", 163, 80},   {86, false, "sm_86", 99, 80},
-    {87, false, "sm_87", 163, 80},   {89, false, "sm_89", 99, 80},
+    {87, false, "sm_87", 163, 80},   {89, false, "sm_89", 99, 81},
     {90, false, "sm_90", 227, 80},   {90, true, "sm_90a", 227, 80},
     {100, false, "sm_100", 227, 86}, {103, false, "sm_103", 227, 88},
     {110, false, "sm_110", 227, 90}, {120, false, "sm_120", 99, 87},

@@ -42,6 +42,12 @@ TEST(GpuTarget, FeaturesFollowTheArchitecture) {
   EXPECT_EQ(GpuTarget::parse("sm_89")->maxSharedBytes(), 99u * 1024);
   EXPECT_EQ(ampere.ptxVersion(), 80u);
   EXPECT_EQ(hopper.ptxVersion(), 80u);
+  // fp8's paired conversions: sm_89 on, at PTX 8.1 there.
+  EXPECT_FALSE(ampere.hasFp8Conversions());
+  EXPECT_FALSE(GpuTarget::parse("sm_87")->hasFp8Conversions());
+  EXPECT_TRUE(GpuTarget::parse("sm_89")->hasFp8Conversions());
+  EXPECT_EQ(GpuTarget::parse("sm_89")->ptxVersion(), 81u);
+  EXPECT_TRUE(hopper.hasFp8Conversions());
 
   // Blackwell: the portable kernels (no wgmma), dependent launch, and the
   // first PTX version that names each architecture.

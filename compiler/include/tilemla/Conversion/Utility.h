@@ -260,6 +260,10 @@ void populateAtomicOpToLLVMPatterns(TileLLVMTypeConverter &converter,
                                     RewritePatternSet &patterns);
 void populateElementwiseOpToLLVMPatterns(TileLLVMTypeConverter &converter,
                                          RewritePatternSet &patterns);
+/// arith.extf from fp8 e4m3 and arith.truncf to it (paired cvt on sm_89+).
+void populateFp8ConvertOpToLLVMPatterns(TileLLVMTypeConverter &converter,
+                                        const TargetInfo &target,
+                                        RewritePatternSet &patterns);
 void populateReduceOpToLLVMPatterns(TileLLVMTypeConverter &converter,
                                     const TargetInfo &target,
                                     RewritePatternSet &patterns);

@@ -43,14 +43,17 @@ public:
   /// Warpgroup MMA (wgmma), TMA tensor copies read by it, and setmaxnreg:
   /// sm_90a only.
   bool hasWgmma() const { return archSpecific && capability == 90; }
+  /// Paired fp8 conversions (cvt ... e4m3x2): sm_89 and newer.
+  bool hasFp8Conversions() const { return capability >= 89; }
   /// Programmatic dependent launch (griddepcontrol): sm_90 and newer.
   bool hasDependentLaunch() const { return capability >= 90; }
   /// Largest shared memory one program may use (the opt-in limit), bytes.
   unsigned maxSharedBytes() const;
   /// The PTX ISA version the backend emits (80 is PTX 8.0): 8.0 up to
-  /// sm_90a (the first with it, accepted by every CUDA 12+ driver), the
-  /// first version that names the architecture after that (sm_100: 8.6,
-  /// sm_120: 8.7, sm_103 and sm_121: 8.8, sm_110: 9.0).
+  /// sm_90a (the first with it, accepted by every CUDA 12+ driver) but for
+  /// sm_89, 8.1 (its fp8 conversions' first), the first version that names
+  /// the architecture after that (sm_100: 8.6, sm_120: 8.7, sm_103 and
+  /// sm_121: 8.8, sm_110: 9.0).
   unsigned ptxVersion() const;
 
   bool operator==(const GpuTarget &other) const {
