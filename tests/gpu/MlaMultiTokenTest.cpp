@@ -42,11 +42,14 @@ TEST_F(MlaGpuTest, MultiTokenPoliciesAndPages) {
   for (SP policy : {SP::Fixed4, SP::BatchInvariant, SP::Auto}) {
     for (int page : {1, 16, 64, 33})
       runs.push_back({tokens(mk(16, page, {3, 0, 1, 300, 4096}), 2), policy});
+    // 128 heads over cp.async pages (the TMA ones: MultiTokenWarpgroupTiles).
+    for (int page : {1, 16})
+      runs.push_back({tokens(mk(128, page, {2, 0, 1, 300, 1000}), 2), policy});
     runs.push_back(
         {tokens(mk(16, 64, {70000, 2, 4096}, DType::BF16, true), 4), policy});
     runs.push_back({tokens(mk(20, 16, {100, 257, 0, 3}), 3), policy});
   }
-  family("s_q 2..4 x pages x policies", runs);
+  family("s_q 2..4 x pages x policies, H=16/20/128", runs);
 }
 
 TEST_F(MlaGpuTest, MultiTokenRaggedBatch) {
