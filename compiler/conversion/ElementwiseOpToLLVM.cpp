@@ -31,13 +31,13 @@ struct ElementwiseOpConversion : ConversionPattern {
       return failure();
     Location loc = op->getLoc();
     auto isFP8 = [](Type type) {
-      return isa<Float8E4M3FNType>(getElementTypeOrSelf(type));
+      return isa<Float8E4M3FNType, Float8E5M2Type>(getElementTypeOrSelf(type));
     };
     if (llvm::any_of(op->getOperandTypes(), isFP8) || isFP8(type)) {
       // Conversions from and to fp8: Fp8ConvertOpToLLVM.cpp.
       if (isa<arith::ExtFOp, arith::TruncFOp>(op))
         return failure();
-      return op->emitError() << "fp8e4m3 values can be loaded, stored and "
+      return op->emitError() << "fp8 values can be loaded, stored and "
                                 "converted (.to) from and to f16, bf16 and "
                                 "f32; arithmetic on them is not supported";
     }

@@ -1,39 +1,81 @@
-//===- Fp8ConvertOpToLLVM.cpp - conversions to and from fp8 e4m3 ----------===//
+//===- Fp8ConvertOpToLLVM.cpp - conversions to and from fp8 ---------------===//
 //
-// arith.extf from f8E4M3FN (to f16, bf16 or f32) and arith.truncf to it
-// (from f16, bf16 or f32), on tensors (each thread's registers, two at a
-// time) and on scalars. fp8 values are bytes (i8) once lowered.
+// arith.extf from f8E4M3FN or f8E5M2 (to f16, bf16 or f32) and arith.truncf
+// to them (from f16, bf16 or f32), on tensors (each thread's registers, two
+// at a time) and on scalars. fp8 values are bytes (i8) once lowered.
 //
 // Semantics, those of arith.truncf and of the interpreter: rounding to
-// nearest even; a value past the format's range (beyond 464, the midpoint
-// above its largest value 448), an infinity or a NaN becomes NaN (0x7f,
-// with the input's sign); -0 stays -0. Widening is exact.
+// nearest even; -0 stays -0; NaN stays NaN (with the input's sign). Past
+// the range: e4m3 (no infinities) gives NaN beyond 464, the midpoint above
+// its largest value 448, and for infinities; e5m2 gives an infinity from
+// 61440 (the midpoint above 57344, which ties to the even infinity).
+// Widening is exact.
 //
-// sm_89 and newer convert pairs in one instruction: cvt.rn.f16x2.e4m3x2
-// (then f16 to f32 or bf16, exact) and cvt.rn.satfinite.e4m3x2.f32, whose
-// saturation to 448 is replaced by NaN where the input was past 464.
-// Older targets (sm_80 to sm_87) have no fp8 instructions: integer
-// arithmetic on the bits gives the same results.
+// sm_89 and newer convert pairs in one instruction: cvt.rn.f16x2.e4m3x2 /
+// .e5m2x2 (then f16 to f32 or bf16, exact) and cvt.rn.satfinite.e4m3x2.f32
+// / .e5m2x2.f32, whose saturation to the largest value is replaced by the
+// NaN or infinity above. Older targets (sm_80 to sm_87) have no fp8
+// instructions: integer arithmetic on the bits gives the same results
+// (e5m2 is the upper byte of an f16).
 //
 //===----------------------------------------------------------------------===//
 #include "tilemla/Conversion/TargetInfo.h"
 #include "tilemla/Conversion/Utility.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include <cmath>
 
 using namespace mlir;
 using namespace mlir::tile;
 
 namespace {
 bool isFp8(Type type) {
-  return isa<Float8E4M3FNType>(getElementTypeOrSelf(type));
+  return isa<Float8E4M3FNType, Float8E5M2Type>(getElementTypeOrSelf(type));
 }
 
-/// Builds LLVM dialect values at one location.
+/// What differs between the two fp8 formats.
+struct Fp8Format {
+  const char *toHalves;   ///< intrinsic: a byte pair to f16x2
+  const char *fromFloats; ///< intrinsic: two f32 to a byte pair
+  int mantissaBits, bias;
+  double largest;  ///< the largest finite value
+  bool tiesOut;    ///< the midpoint above `largest` rounds out of range
+  uint8_t outside; ///< the byte past the range: NaN or infinity
+  uint8_t nan;
+
+  static Fp8Format of(Type type) {
+    if (isa<Float8E5M2Type>(getElementTypeOrSelf(type)))
+      return {"llvm.nvvm.e5m2x2.to.f16x2.rn",
+              "llvm.nvvm.ff.to.e5m2x2.rn",
+              2,
+              15,
+              57344.0,
+              true,
+              0x7c,
+              0x7e};
+    return {"llvm.nvvm.e4m3x2.to.f16x2.rn",
+            "llvm.nvvm.ff.to.e4m3x2.rn",
+            3,
+            7,
+            448.0,
+            false,
+            0x7f,
+            0x7f};
+  }
+  /// The midpoint between `largest` and the next step up.
+  double limit() const {
+    return largest + std::ldexp(1.0, std::ilogb(largest) - mantissaBits - 1);
+  }
+  double smallestNormal() const { return std::ldexp(1.0, 1 - bias); }
+};
+
+/// Builds LLVM dialect values at one location, for one fp8 format.
 struct Emitter {
   OpBuilder &b;
   Location loc;
+  Fp8Format format;
 
   Value i32(int64_t v) {
     return LLVM::ConstantOp::create(b, loc, b.getI32Type(), v);
@@ -88,52 +130,62 @@ struct Emitter {
         b, loc, LLVM::LShrOp::create(b, loc, bits, i32(24)), i32(0x80)));
   }
 
-  /// `byte` where |x| rounds into the format, NaN (with x's sign) where it
-  /// is past it, infinite or NaN.
-  Value nanPastRange(Value x, Value byte) {
-    Value past =
-        LLVM::FCmpOp::create(b, loc, LLVM::FCmpPredicate::ugt,
-                             LLVM::FAbsOp::create(b, loc, x), f32(464.0));
-    Value nan = LLVM::OrOp::create(b, loc, signByte(x), i8(0x7f));
-    return select(past, nan, byte);
+  /// `byte` where |x| rounds into the format; else, with x's sign, the
+  /// format's NaN or infinity past its range, and NaN for NaN.
+  Value outsideRange(Value x, Value byte) {
+    Value sign = signByte(x);
+    Value past = LLVM::FCmpOp::create(
+        b, loc,
+        format.tiesOut ? LLVM::FCmpPredicate::oge : LLVM::FCmpPredicate::ogt,
+        LLVM::FAbsOp::create(b, loc, x), f32(format.limit()));
+    byte = select(past, LLVM::OrOp::create(b, loc, sign, i8(format.outside)),
+                  byte);
+    Value isNan = LLVM::FCmpOp::create(b, loc, LLVM::FCmpPredicate::uno, x, x);
+    return select(isNan, LLVM::OrOp::create(b, loc, sign, i8(format.nan)),
+                  byte);
   }
 
   //===--- sm_89+
   //----------------------------------------------------------===//
 
-  /// Bytes `lo`, `hi` as two f16 (cvt.rn.f16x2.e4m3x2).
+  /// Bytes `lo`, `hi` as two f16 (cvt.rn.f16x2.e4m3x2 / e5m2x2).
   std::pair<Value, Value> decodePair(Value lo, Value hi) {
     Type i16 = b.getIntegerType(16);
     Value packed = LLVM::OrOp::create(
         b, loc, LLVM::ZExtOp::create(b, loc, i16, lo),
         LLVM::ShlOp::create(b, loc, LLVM::ZExtOp::create(b, loc, i16, hi),
                             LLVM::ConstantOp::create(b, loc, i16, 8)));
-    Type f16 = b.getF16Type();
-    Value halves = intrinsic("llvm.nvvm.e4m3x2.to.f16x2.rn",
-                             VectorType::get({2}, f16), packed);
+    Value halves = intrinsic(format.toHalves,
+                             VectorType::get({2}, b.getF16Type()), packed);
     auto element = [&](int64_t i) -> Value {
-      return LLVM::ExtractElementOp::create(
-          b, loc, halves, LLVM::ConstantOp::create(b, loc, b.getI32Type(), i));
+      return LLVM::ExtractElementOp::create(b, loc, halves, i32(i));
     };
     return {element(0), element(1)};
   }
 
-  /// f32 `lo`, `hi` as two bytes (cvt.rn.satfinite.e4m3x2.f32: its first
-  /// operand goes to the upper byte).
+  /// f32 `lo`, `hi` as two bytes (cvt.rn.satfinite.e4m3x2.f32 / e5m2x2.f32:
+  /// its first operand goes to the upper byte).
   std::pair<Value, Value> encodePair(Value lo, Value hi) {
-    Value packed =
-        intrinsic("llvm.nvvm.ff.to.e4m3x2.rn", b.getIntegerType(16), {hi, lo});
+    Value packed = intrinsic(format.fromFloats, b.getIntegerType(16), {hi, lo});
     Value word = LLVM::ZExtOp::create(b, loc, b.getI32Type(), packed);
-    return {nanPastRange(lo, toI8(word)),
-            nanPastRange(hi, toI8(LLVM::LShrOp::create(b, loc, word, i32(8))))};
+    return {outsideRange(lo, toI8(word)),
+            outsideRange(hi, toI8(LLVM::LShrOp::create(b, loc, word, i32(8))))};
   }
 
   //===--- sm_80 to sm_87
   //---------------------------------------------------===//
 
-  /// One byte as f32: a normal number's exponent and mantissa moved into
-  /// place and rebiased (7 -> 127), a subnormal m * 2^-9, 0x7f NaN.
+  /// One byte as f32. e5m2: the upper byte of an f16. e4m3: a normal
+  /// number's exponent and mantissa moved into place and rebiased (7 ->
+  /// 127), a subnormal m * 2^-9, 0x7f NaN.
   Value decodeBits(Value byte) {
+    if (format.mantissaBits == 2) {
+      Type i16 = b.getIntegerType(16);
+      Value bits =
+          LLVM::ShlOp::create(b, loc, LLVM::ZExtOp::create(b, loc, i16, byte),
+                              LLVM::ConstantOp::create(b, loc, i16, 8));
+      return widen(LLVM::BitcastOp::create(b, loc, b.getF16Type(), bits));
+    }
     Value word = toI32(byte);
     Value magnitude = LLVM::AndOp::create(b, loc, word, i32(0x7f));
     Value normal = floatOf(LLVM::AddOp::create(
@@ -151,28 +203,36 @@ struct Emitter {
     return floatOf(LLVM::OrOp::create(b, loc, bitsOf(value), sign));
   }
 
-  /// f32 `x` as a byte: below 2^-6 (subnormal) |x| * 2^9 rounded to an even
-  /// integer; above, the f32 bits rounded to 3 mantissa bits (adding half an
-  /// fp8 ulp less one, plus the kept lowest bit) and rebiased (127 -> 7).
+  /// f32 `x` as a byte: below the smallest normal, |x| in subnormal steps
+  /// rounded to an even integer; above, the f32 bits rounded to the
+  /// format's mantissa bits (adding half an fp8 ulp less one, plus the kept
+  /// lowest bit) and rebiased (127 -> bias).
   Value encodeBits(Value x) {
+    const int shift = 23 - format.mantissaBits;
+    const double step =
+        std::ldexp(format.smallestNormal(), -format.mantissaBits);
     Value magnitude = LLVM::FAbsOp::create(b, loc, x);
-    Value scaled = LLVM::FMulOp::create(b, loc, magnitude, f32(0x1p9));
+    Value scaled = LLVM::FMulOp::create(b, loc, magnitude, f32(1.0 / step));
     Value subnormal = LLVM::FPToUIOp::create(
         b, loc, b.getI32Type(), LLVM::RoundEvenOp::create(b, loc, scaled));
-    // Clamped to 448 so that the rounding below stays in range; past 464
-    // is NaN anyway.
-    Value bits = bitsOf(LLVM::MinNumOp::create(b, loc, magnitude, f32(448.0)));
+    // Clamped to the largest value so that the rounding stays in range;
+    // outsideRange replaces what is past it.
+    Value bits =
+        bitsOf(LLVM::MinNumOp::create(b, loc, magnitude, f32(format.largest)));
     Value odd = LLVM::AndOp::create(
-        b, loc, LLVM::LShrOp::create(b, loc, bits, i32(20)), i32(1));
+        b, loc, LLVM::LShrOp::create(b, loc, bits, i32(shift)), i32(1));
     Value rounded = LLVM::AddOp::create(
-        b, loc, bits, LLVM::AddOp::create(b, loc, odd, i32(0x7ffff)));
+        b, loc, bits,
+        LLVM::AddOp::create(b, loc, odd, i32((1 << (shift - 1)) - 1)));
     Value normal = LLVM::SubOp::create(
-        b, loc, LLVM::LShrOp::create(b, loc, rounded, i32(20)), i32(120 << 3));
-    Value isSubnormal = LLVM::FCmpOp::create(b, loc, LLVM::FCmpPredicate::olt,
-                                             magnitude, f32(0x1p-6));
+        b, loc, LLVM::LShrOp::create(b, loc, rounded, i32(shift)),
+        i32((127 - format.bias) << format.mantissaBits));
+    Value isSubnormal =
+        LLVM::FCmpOp::create(b, loc, LLVM::FCmpPredicate::olt, magnitude,
+                             f32(format.smallestNormal()));
     Value byte = LLVM::OrOp::create(
         b, loc, toI8(select(isSubnormal, subnormal, normal)), signByte(x));
-    return nanPastRange(x, byte);
+    return outsideRange(x, byte);
   }
 };
 
@@ -228,14 +288,14 @@ template <typename OpTy> struct Fp8ConvertPattern : TargetPattern<OpTy> {
       return rewriter.notifyMatchFailure(op, "no fp8 side");
     Type other = getElementTypeOrSelf(isFp8(from) ? to : from);
     if (!isa<Float16Type, BFloat16Type, Float32Type>(other))
-      return op.emitError() << "fp8e4m3 converts to and from f16, bf16 and "
-                               "f32 only, not "
+      return op.emitError() << "fp8 converts to and from f16, bf16 and f32 "
+                               "only, not "
                             << other;
     auto tensor = dyn_cast<RankedTensorType>(to);
     if (tensor && !getLayout(tensor))
       return rewriter.notifyMatchFailure(op, "tensor without a layout");
     Location loc = op.getLoc();
-    Emitter e{rewriter, loc};
+    Emitter e{rewriter, loc, Fp8Format::of(isFp8(from) ? from : to)};
     SmallVector<Value> values =
         tensor ? unpackStruct(rewriter, loc, adaptor.getIn())
                : SmallVector<Value>{adaptor.getIn()};

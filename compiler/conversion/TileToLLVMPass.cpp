@@ -121,6 +121,9 @@ private:
     converter.addConversion([context](Float8E4M3FNType type) {
       return IntegerType::get(context, 8);
     });
+    converter.addConversion([context](Float8E5M2Type type) {
+      return IntegerType::get(context, 8);
+    });
     RewritePatternSet patterns(context);
     populateMathToNVVMPatterns(converter, patterns);
     arith::populateArithToLLVMConversionPatterns(converter, patterns);

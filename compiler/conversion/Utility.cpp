@@ -17,6 +17,9 @@ TileLLVMTypeConverter::TileLLVMTypeConverter(MLIRContext *context) {
   addConversion([this](Float8E4M3FNType type) -> Type {
     return IntegerType::get(type.getContext(), 8);
   });
+  addConversion([this](Float8E5M2Type type) -> Type {
+    return IntegerType::get(type.getContext(), 8);
+  });
   addConversion([context](SharedBufferType) {
     return LLVM::LLVMPointerType::get(context, kSharedAddressSpace);
   });

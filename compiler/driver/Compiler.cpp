@@ -37,10 +37,10 @@ const char *kindName(KernelParam::Kind kind) {
 }
 
 const char *elementTypeName(KernelParam::ElementType type) {
-  static const char *const types[] = {"",    "i1",   "i32", "i64",
-                                      "f16", "bf16", "f32", "fp8e4m3"};
+  static const char *const types[] = {"",     "i1",  "i32",     "i64",    "f16",
+                                      "bf16", "f32", "fp8e4m3", "fp8e5m2"};
   static_assert(std::size(types) ==
-                unsigned(KernelParam::ElementType::FP8E4M3) + 1);
+                unsigned(KernelParam::ElementType::FP8E5M2) + 1);
   return unsigned(type) < std::size(types) ? types[unsigned(type)] : "?";
 }
 
@@ -76,6 +76,8 @@ std::optional<KernelParam> describeKernelParam(Type type) {
       return ElementType::I1;
     if (isa<Float8E4M3FNType>(t))
       return ElementType::FP8E4M3;
+    if (isa<Float8E5M2Type>(t))
+      return ElementType::FP8E5M2;
     return ElementType::None;
   };
   if (auto ptr = dyn_cast<tile::PointerType>(type))

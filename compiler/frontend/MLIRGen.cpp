@@ -56,8 +56,8 @@ bool tilemla::parseSpecValue(llvm::StringRef text, bool wantDType,
                              SpecValue &out) {
   text = text.trim();
   if (wantDType) {
-    static const char *names[] = {"f16", "bf16", "f32",    "i1",
-                                  "i32", "i64",  "fp8e4m3"};
+    static const char *names[] = {"f16", "bf16", "f32",     "i1",
+                                  "i32", "i64",  "fp8e4m3", "fp8e5m2"};
     for (const char *n : names)
       if (text == n) {
         out.kind = SpecValue::DType;
@@ -179,7 +179,7 @@ LogicalResult MLIRGenImpl::genKernel(const FunctionAST &fn,
                                (isType ? "dtype" : "constexpr") +
                                " parameter '" + p.name + "'" +
                                (isType ? " (expected f16, bf16, f32, i1, "
-                                         "i32, i64 or fp8e4m3)"
+                                         "i32, i64, fp8e4m3 or fp8e5m2)"
                                        : ""));
         env[p.name] = TValue();
         continue;

@@ -34,6 +34,8 @@ Type MLIRGenImpl::parseTypeName(llvm::StringRef name) {
     return builder.getF32Type();
   if (name == "fp8e4m3")
     return builder.getType<Float8E4M3FNType>();
+  if (name == "fp8e5m2")
+    return builder.getType<Float8E5M2Type>();
   return Type();
 }
 
@@ -50,6 +52,8 @@ std::string MLIRGenImpl::typeStr(Type t) {
     return "desc<" + typeStr(d.getElementType()) + ">";
   if (isa<Float8E4M3FNType>(t))
     return "fp8e4m3";
+  if (isa<Float8E5M2Type>(t))
+    return "fp8e5m2";
   std::string s;
   llvm::raw_string_ostream os(s);
   t.print(os);
@@ -115,7 +119,7 @@ Type MLIRGenImpl::constType(const TValue &c, Type other) {
 }
 
 static unsigned floatRank(Type t) {
-  if (isa<Float8E4M3FNType>(t))
+  if (isa<Float8E4M3FNType, Float8E5M2Type>(t))
     return 0;
   if (t.isF16() || t.isBF16())
     return 1;

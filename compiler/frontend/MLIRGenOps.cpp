@@ -426,8 +426,8 @@ FailureOr<Type> MLIRGenImpl::genDType(const ExprAST &e, llvm::StringRef what) {
   if (auto *n = dyn_cast<NameExprAST>(&e)) {
     if (!env.count(n->getName().str()) && !parseTypeName(n->getName())) {
       diags.error(e.loc(), "unknown type '" + n->getName() +
-                               "' (expected f16, bf16, f32, fp8e4m3, i1, "
-                               "i32, i64 or a dtype parameter)");
+                               "' (expected f16, bf16, f32, fp8e4m3, "
+                               "fp8e5m2, i1, i32, i64 or a dtype parameter)");
       return failure();
     }
   }

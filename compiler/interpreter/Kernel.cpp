@@ -112,7 +112,8 @@ Kernel::Kernel(const SourceFile &file, const CompileOptions &options)
       }
     }
     if (!param || !getElemKind(type, kind, pointee) ||
-        isa<RankedTensorType>(type) || kind == ElemKind::F8E4M3) {
+        isa<RankedTensorType>(type) || kind == ElemKind::F8E4M3 ||
+        kind == ElemKind::F8E5M2) {
       std::string text;
       llvm::raw_string_ostream os(text);
       os << type;

@@ -1,4 +1,4 @@
-//===- Numerics.cpp - f16/bf16/fp8e4m3 conversions ------------------------===//
+//===- Numerics.cpp - f16/bf16/fp8 conversions ----------------------------===//
 //
 // Rounding works on doubles: an f32 (or i32) value is exact in a double, and
 // dividing by a power of two then rounding to an integer with nearbyint (the
@@ -28,6 +28,7 @@ const FormatInfo &infoOf(FloatFormat format) {
   static const FormatInfo f16{11, -14, 65504.0, true};
   static const FormatInfo bf16{8, -126, 0x1.fep127, true};
   static const FormatInfo fp8{4, -6, 448.0, false};
+  static const FormatInfo e5m2{3, -14, 57344.0, true};
   switch (format) {
   case FloatFormat::F16:
     return f16;
@@ -35,6 +36,8 @@ const FormatInfo &infoOf(FloatFormat format) {
     return bf16;
   case FloatFormat::F8E4M3FN:
     return fp8;
+  case FloatFormat::F8E5M2:
+    return e5m2;
   }
   return f16;
 }
@@ -109,6 +112,8 @@ float bf16ToFloat(uint16_t bits) { return fromBits(uint32_t(bits) << 16); }
 
 float fp8e4m3ToFloat(uint8_t bits) { return decode(bits, 4, 3, 7, false); }
 
+float fp8e5m2ToFloat(uint8_t bits) { return f16ToFloat(uint16_t(bits << 8)); }
+
 float roundToFormat(double x, FloatFormat format) {
   const FormatInfo &info = infoOf(format);
   if (std::isnan(x))
@@ -156,5 +161,11 @@ uint8_t floatToFP8E4M3(float x) {
   if (v == 0)
     return sign;
   return sign | uint8_t(encodeFinite(v, 3, 7, infoOf(FloatFormat::F8E4M3FN)));
+}
+
+// An e5m2 value's f16 encoding is its own, in the upper byte (NaN 0x7e00,
+// infinity 0x7c00 included).
+uint8_t floatToFP8E5M2(float x) {
+  return uint8_t(floatToF16(roundToFormat(x, FloatFormat::F8E5M2)) >> 8);
 }
 } // namespace tilemla::interp

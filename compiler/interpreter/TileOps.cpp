@@ -79,6 +79,9 @@ void readElement(const void *address, RtValue &r, size_t i) {
   case ElemKind::F8E4M3:
     r.floats[i] = fp8e4m3ToFloat(*static_cast<const uint8_t *>(address));
     return;
+  case ElemKind::F8E5M2:
+    r.floats[i] = fp8e5m2ToFloat(*static_cast<const uint8_t *>(address));
+    return;
   case ElemKind::I32: {
     int32_t v;
     std::memcpy(&v, address, 4);
@@ -110,6 +113,9 @@ void writeElement(void *address, const RtValue &v, size_t i) {
   }
   case ElemKind::F8E4M3:
     *static_cast<uint8_t *>(address) = floatToFP8E4M3(v.floats[i]);
+    return;
+  case ElemKind::F8E5M2:
+    *static_cast<uint8_t *>(address) = floatToFP8E5M2(v.floats[i]);
     return;
   case ElemKind::I32: {
     int32_t value = int32_t(v.ints[i]);

@@ -16,6 +16,7 @@ unsigned bitWidth(ElemKind kind) {
   case ElemKind::I32:
     return 32;
   case ElemKind::F8E4M3:
+  case ElemKind::F8E5M2:
     return 8;
   case ElemKind::F16:
   case ElemKind::BF16:
@@ -49,6 +50,8 @@ const char *kindName(ElemKind kind) {
     return "f32";
   case ElemKind::F8E4M3:
     return "fp8e4m3";
+  case ElemKind::F8E5M2:
+    return "fp8e5m2";
   case ElemKind::Ptr:
     return "ptr";
   }
@@ -89,6 +92,8 @@ float roundFloat(ElemKind kind, double x) {
     return roundToFormat(x, FloatFormat::BF16);
   case ElemKind::F8E4M3:
     return roundToFormat(x, FloatFormat::F8E4M3FN);
+  case ElemKind::F8E5M2:
+    return roundToFormat(x, FloatFormat::F8E5M2);
   default:
     return float(x);
   }
@@ -154,6 +159,8 @@ bool getElemKind(Type type, ElemKind &kind, ElemKind &pointee) {
     kind = ElemKind::F32;
   else if (isa<Float8E4M3FNType>(type))
     kind = ElemKind::F8E4M3;
+  else if (isa<Float8E5M2Type>(type))
+    kind = ElemKind::F8E5M2;
   else
     return false;
   return true;

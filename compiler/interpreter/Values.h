@@ -20,11 +20,21 @@
 #include <vector>
 
 namespace tilemla::interp {
-enum class ElemKind : uint8_t { I1, I32, I64, F16, BF16, F32, F8E4M3, Ptr };
+enum class ElemKind : uint8_t {
+  I1,
+  I32,
+  I64,
+  F16,
+  BF16,
+  F32,
+  F8E4M3,
+  F8E5M2,
+  Ptr
+};
 
 inline bool isFloatKind(ElemKind k) {
   return k == ElemKind::F16 || k == ElemKind::BF16 || k == ElemKind::F32 ||
-         k == ElemKind::F8E4M3;
+         k == ElemKind::F8E4M3 || k == ElemKind::F8E5M2;
 }
 /// Bits of an integer kind (pointers: 64).
 unsigned bitWidth(ElemKind kind);

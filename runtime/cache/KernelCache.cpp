@@ -293,7 +293,7 @@ std::optional<KernelParam> paramFromJson(const llvm::json::Value &value) {
     return std::nullopt;
   if (elementText) {
     std::optional<ElementType> element =
-        enumNamed(*elementText, ElementType::FP8E4M3, elementTypeName);
+        enumNamed(*elementText, ElementType::FP8E5M2, elementTypeName);
     if (!element || *element == ElementType::None)
       return std::nullopt;
     param.elementType = *element;

@@ -22,7 +22,8 @@ TensorParam tensorParamFor(const std::string &kernel, const KernelParam &param,
                    {ElementType::F32, 4, CU_TENSOR_MAP_DATA_TYPE_FLOAT32},
                    {ElementType::I32, 4, CU_TENSOR_MAP_DATA_TYPE_INT32},
                    {ElementType::I64, 8, CU_TENSOR_MAP_DATA_TYPE_INT64},
-                   {ElementType::FP8E4M3, 1, CU_TENSOR_MAP_DATA_TYPE_UINT8}};
+                   {ElementType::FP8E4M3, 1, CU_TENSOR_MAP_DATA_TYPE_UINT8},
+                   {ElementType::FP8E5M2, 1, CU_TENSOR_MAP_DATA_TYPE_UINT8}};
   for (const auto &encoding : encodings)
     if (encoding.type == param.elementType) {
       tensor.elementBytes = encoding.bytes;

@@ -23,9 +23,9 @@
 using namespace tilemla;
 
 namespace {
-const char *kSource = R"(
-kernel fp8_decode(src: *fp8e4m3, wide: *f32, half: *f16, brain: *bf16,
-                  n: i32, BLOCK: constexpr = 256) {
+const char *kDecodeSource = R"(
+kernel fp8_decode(src: *F, wide: *f32, half: *f16, brain: *bf16,
+                  n: i32, F: dtype, BLOCK: constexpr = 256) {
     offs = program_id(0) * BLOCK + arange(0, BLOCK);
     mask = offs < n;
     x = load(src + offs, mask=mask, other=0.0);
@@ -36,14 +36,24 @@ kernel fp8_decode(src: *fp8e4m3, wide: *f32, half: *f16, brain: *bf16,
 )";
 
 const char *kEncodeSource = R"(
-kernel fp8_encode(src: *T, out: *fp8e4m3, n: i32, T: dtype,
+kernel fp8_encode(src: *T, out: *F, n: i32, T: dtype, F: dtype,
                   BLOCK: constexpr = 1024) {
     offs = program_id(0) * BLOCK + arange(0, BLOCK);
     mask = offs < n;
     x = load(src + offs, mask=mask, other=0.0);
-    store(out + offs, x.to(fp8e4m3), mask=mask);
+    store(out + offs, x.to(F), mask=mask);
 }
 )";
+
+/// An fp8 format: its dtype name and the interpreter's numerics.
+struct Format {
+  const char *name;
+  float (*decode)(uint8_t);
+  uint8_t (*encode)(float);
+};
+const Format kFormats[] = {
+    {"fp8e4m3", interp::fp8e4m3ToFloat, interp::floatToFP8E4M3},
+    {"fp8e5m2", interp::fp8e5m2ToFloat, interp::floatToFP8E5M2}};
 
 template <typename T> std::vector<T> download(const DeviceBuffer &buffer) {
   synchronize();
@@ -64,26 +74,30 @@ float floatOf(uint32_t bits) {
   return f;
 }
 
-/// The f32 inputs: specials, each fp8 value and the midpoints between
-/// neighbours (ties) with the floats next to them, values near the
-/// subnormal and overflow edges, random bits and random values in range.
+/// The f32 inputs: specials and both formats' edges, each finite fp8 value
+/// and the midpoints between neighbours (ties) with the floats next to
+/// them, random bits and random values around both ranges.
 std::vector<float> encodeInputs() {
-  std::vector<float> x = {0.0f,       -0.0f,   INFINITY,  -INFINITY, NAN,
-                          -NAN,       448.0f,  463.99f,   464.0f,    464.01f,
-                          480.f,      -470.0f, 1e9f,      0x1p-9f,   0x1p-10f,
-                          0x1.8p-10f, 0x1p-6f, 0x1.fp-7f, 0x1p-140f};
-  std::vector<float> values;
-  for (unsigned b = 0; b < 0x7f; ++b)
-    values.push_back(interp::fp8e4m3ToFloat(uint8_t(b)));
-  for (size_t i = 0; i < values.size(); ++i) {
-    for (float v : {values[i], -values[i]})
-      x.push_back(v);
-    if (i + 1 < values.size()) {
+  std::vector<float> x = {0.0f,     -0.0f,     INFINITY,   -INFINITY, NAN,
+                          -NAN,     448.0f,    463.99f,    464.0f,    464.01f,
+                          480.f,    -470.0f,   1e9f,       0x1p-9f,   0x1p-10f,
+                          0x1p-6f,  0x1p-140f, 57344.0f,   61439.9f,  61440.0f,
+                          -61440.f, 0x1p-16f,  0x1.8p-17f, 65504.0f};
+  for (const Format &format : kFormats) {
+    std::vector<float> values;
+    for (unsigned b = 0; b < 0x7c; ++b)
+      values.push_back(format.decode(uint8_t(b)));
+    for (size_t i = 0; i < values.size(); ++i) {
+      x.push_back(values[i]);
+      x.push_back(-values[i]);
+      if (i + 1 == values.size())
+        break;
       float mid = (values[i] + values[i + 1]) / 2;
       for (float m :
-           {mid, std::nextafter(mid, 0.0f), std::nextafter(mid, INFINITY)})
-        for (float v : {m, -m})
-          x.push_back(v);
+           {mid, std::nextafter(mid, 0.0f), std::nextafter(mid, INFINITY)}) {
+        x.push_back(m);
+        x.push_back(-m);
+      }
     }
   }
   std::mt19937_64 rng(0xf8f8);
@@ -93,6 +107,7 @@ std::vector<float> encodeInputs() {
     x.push_back(floatOf(bits(rng)));
     x.push_back(inRange(rng));
     x.push_back(inRange(rng) * 0x1p-12f);
+    x.push_back(inRange(rng) * 128.0f);
   }
   return x;
 }
@@ -106,59 +121,69 @@ protected:
       GTEST_SKIP() << "the interpreter has no targets: run once";
     options.arch = GetParam();
   }
-  /// Encodes `x` (raw values of dtype `type`) and checks each byte.
+  /// Encodes `x` (raw values of dtype `type`) in each format and checks
+  /// every byte.
   template <typename T>
   void expectEncoded(const std::vector<T> &x, const char *type,
                      float (*toFloat)(T)) {
-    Kernel kernel = Kernel::fromSource("fp8_encode.tile", kEncodeSource,
-                                       {{"T", type}}, options);
-    DeviceBuffer src = upload(x), out(x.size());
-    out.fill(0x55);
-    const unsigned n = unsigned(x.size());
-    kernel.launch({(n + 1023) / 1024, 1, 1},
-                  {KernelArg::pointer(src.data()),
-                   KernelArg::pointer(out.data()), KernelArg::i32(int32_t(n))});
-    std::vector<uint8_t> got = download<uint8_t>(out);
-    size_t wrong = 0;
-    for (size_t i = 0; i < x.size(); ++i) {
-      float value = toFloat(x[i]);
-      uint8_t want = interp::floatToFP8E4M3(value);
-      if (got[i] != want && wrong++ < 8)
-        ADD_FAILURE() << type << " " << value << " (bits " << std::hex
-                      << uint32_t(x[i]) << "): got 0x" << int(got[i])
-                      << ", want 0x" << int(want) << std::dec;
+    for (const Format &format : kFormats) {
+      Kernel kernel =
+          Kernel::fromSource("fp8_encode.tile", kEncodeSource,
+                             {{"T", type}, {"F", format.name}}, options);
+      DeviceBuffer src = upload(x), out(x.size());
+      out.fill(0x55);
+      const unsigned n = unsigned(x.size());
+      kernel.launch({(n + 1023) / 1024, 1, 1}, {KernelArg::pointer(src.data()),
+                                                KernelArg::pointer(out.data()),
+                                                KernelArg::i32(int32_t(n))});
+      std::vector<uint8_t> got = download<uint8_t>(out);
+      size_t wrong = 0;
+      for (size_t i = 0; i < x.size(); ++i) {
+        float value = toFloat(x[i]);
+        uint8_t want = format.encode(value);
+        if (got[i] != want && wrong++ < 8)
+          ADD_FAILURE() << format.name << " of " << type << " " << value
+                        << " (bits " << std::hex << uint32_t(x[i])
+                        << "): got 0x" << int(got[i]) << ", want 0x"
+                        << int(want) << std::dec;
+      }
+      EXPECT_EQ(wrong, 0u) << format.name << " of " << type << ": " << wrong
+                           << " of " << x.size();
     }
-    EXPECT_EQ(wrong, 0u) << type << ": " << wrong << " of " << x.size();
   }
   KernelOptions options;
 };
 
 TEST_P(Fp8GpuTest, DecodesEveryByte) {
-  Kernel kernel = Kernel::fromSource("fp8_decode.tile", kSource, {}, options);
   std::vector<uint8_t> bytes(256);
   for (unsigned b = 0; b < 256; ++b)
     bytes[b] = uint8_t(b);
-  DeviceBuffer src = upload(bytes), wide(256 * 4), half(256 * 2),
-               brain(256 * 2);
-  for (DeviceBuffer *out : {&wide, &half, &brain})
-    out->fill(0x55);
-  kernel.launch({1, 1, 1},
-                {KernelArg::pointer(src.data()),
-                 KernelArg::pointer(wide.data()),
-                 KernelArg::pointer(half.data()),
-                 KernelArg::pointer(brain.data()), KernelArg::i32(256)});
-  std::vector<float> w = download<float>(wide);
-  std::vector<uint16_t> h = download<uint16_t>(half),
-                        bf = download<uint16_t>(brain);
-  for (unsigned b = 0; b < 256; ++b) {
-    float want = interp::fp8e4m3ToFloat(uint8_t(b));
-    for (float got :
-         {w[b], interp::f16ToFloat(h[b]), interp::bf16ToFloat(bf[b])})
-      if (std::isnan(want))
-        EXPECT_TRUE(std::isnan(got)) << "byte " << b;
-      else
-        EXPECT_EQ(std::memcmp(&got, &want, 4), 0)
-            << "byte " << b << ": got " << got << ", want " << want;
+  for (const Format &format : kFormats) {
+    Kernel kernel = Kernel::fromSource("fp8_decode.tile", kDecodeSource,
+                                       {{"F", format.name}}, options);
+    DeviceBuffer src = upload(bytes), wide(256 * 4), half(256 * 2),
+                 brain(256 * 2);
+    for (DeviceBuffer *out : {&wide, &half, &brain})
+      out->fill(0x55);
+    kernel.launch({1, 1, 1},
+                  {KernelArg::pointer(src.data()),
+                   KernelArg::pointer(wide.data()),
+                   KernelArg::pointer(half.data()),
+                   KernelArg::pointer(brain.data()), KernelArg::i32(256)});
+    std::vector<float> w = download<float>(wide);
+    std::vector<uint16_t> h = download<uint16_t>(half),
+                          bf = download<uint16_t>(brain);
+    for (unsigned b = 0; b < 256; ++b) {
+      float want = format.decode(uint8_t(b));
+      for (float got :
+           {w[b], interp::f16ToFloat(h[b]), interp::bf16ToFloat(bf[b])})
+        if (std::isnan(want))
+          EXPECT_TRUE(std::isnan(got)) << format.name << " byte " << b;
+        else
+          EXPECT_EQ(std::memcmp(&got, &want, 4), 0)
+              << format.name << " byte " << b << ": got " << got << ", want "
+              << want;
+    }
   }
 }
 

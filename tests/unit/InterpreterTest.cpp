@@ -150,6 +150,12 @@ TEST(InterpreterNumerics, DecodeMatchesAPFloatExhaustively) {
       ASSERT_TRUE(std::isnan(got)) << bits;
     else
       ASSERT_EQ(std::memcmp(&got, &expected, 4), 0) << bits;
+    llvm::APFloat e5m2(llvm::APFloat::Float8E5M2(), llvm::APInt(8, bits));
+    expected = e5m2.convertToFloat(), got = fp8e5m2ToFloat(bits);
+    if (std::isnan(expected))
+      ASSERT_TRUE(std::isnan(got)) << bits;
+    else
+      ASSERT_EQ(std::memcmp(&got, &expected, 4), 0) << "e5m2 " << bits;
   }
 }
 
@@ -159,7 +165,9 @@ TEST(InterpreterNumerics, RoundingMatchesAPFloat) {
                                65504.0f, 65519.99f, 65520.0f,   448.0f,
                                463.9f,   464.0f,    464.1f,     480.0f,
                                -500.0f,  0x1p-9f,   0x1p-10f,   0x1.8p-10f,
-                               0x1p-24f, 0x1p-25f,  0x1.0p-133f};
+                               0x1p-24f, 0x1p-25f,  0x1.0p-133f, 57344.0f,
+                               61439.9f, 61440.0f,  -61440.0f,  0x1p-16f,
+                               0x1p-17f, 0x1.8p-17f};
   std::uniform_int_distribution<uint32_t> bitsDist;
   for (int i = 0; i < 200000; ++i) {
     uint32_t bits = bitsDist(s.gen);
@@ -174,12 +182,16 @@ TEST(InterpreterNumerics, RoundingMatchesAPFloat) {
     uint64_t f16 = apConvert(x, llvm::APFloat::IEEEhalf());
     uint64_t bf16 = apConvert(x, llvm::APFloat::BFloat());
     uint64_t fp8 = apConvert(x, llvm::APFloat::Float8E4M3FN());
+    uint64_t e5m2 = apConvert(x, llvm::APFloat::Float8E5M2());
     if (std::isnan(x)) {
       ASSERT_TRUE(std::isnan(f16ToFloat(floatToF16(x))));
       ASSERT_TRUE(std::isnan(bf16ToFloat(floatToBF16(x))));
       ASSERT_TRUE(std::isnan(fp8e4m3ToFloat(floatToFP8E4M3(x))));
+      ASSERT_TRUE(std::isnan(fp8e5m2ToFloat(floatToFP8E5M2(x))));
       continue;
     }
+    // E5M2 overflows to infinity (61440 ties to it).
+    ASSERT_EQ(floatToFP8E5M2(x), e5m2) << x;
     ASSERT_EQ(floatToF16(x), f16) << x;
     ASSERT_EQ(floatToBF16(x), bf16) << x;
     // Overflow gives NaN for E4M3FN; APFloat's NaN is 0x7f/0xff too.

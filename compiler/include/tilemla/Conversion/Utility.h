@@ -260,7 +260,8 @@ void populateAtomicOpToLLVMPatterns(TileLLVMTypeConverter &converter,
                                     RewritePatternSet &patterns);
 void populateElementwiseOpToLLVMPatterns(TileLLVMTypeConverter &converter,
                                          RewritePatternSet &patterns);
-/// arith.extf from fp8 e4m3 and arith.truncf to it (paired cvt on sm_89+).
+/// arith.extf from fp8 (e4m3, e5m2) and arith.truncf to it (paired cvt on
+/// sm_89+).
 void populateFp8ConvertOpToLLVMPatterns(TileLLVMTypeConverter &converter,
                                         const TargetInfo &target,
                                         RewritePatternSet &patterns);

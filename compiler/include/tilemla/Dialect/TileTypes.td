@@ -100,7 +100,7 @@ def Tile_PendingType : TypeDef<Tile_Dialect, "Pending"> {
   ];
 }
 
-def Tile_Float : AnyTypeOf<[F16, BF16, F32, F8E4M3FN]>;
+def Tile_Float : AnyTypeOf<[F16, BF16, F32, F8E4M3FN, F8E5M2]>;
 def Tile_Int : AnyTypeOf<[I1, I32, I64]>;
 def Tile_Scalar : AnyTypeOf<[Tile_Float, Tile_Int, Tile_PointerType]>;
 def Tile_Tensor : RankedTensorOf<[Tile_Float, Tile_Int, Tile_PointerType]>;

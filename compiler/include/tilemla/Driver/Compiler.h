@@ -82,7 +82,8 @@ struct KernelParam {
     F16,
     BF16,
     F32,
-    FP8E4M3, ///< keep last: the disk cache reads types up to it
+    FP8E4M3,
+    FP8E5M2, ///< keep last: the disk cache reads types up to it
   };
   ElementType elementType = ElementType::None;
   /// Tensor descriptors read with TMA (sm_90a): the box each copy moves

@@ -14,6 +14,9 @@
 //     give NaN, as APFloat does for the FN formats. The GPU's
 //     cvt.rn.satfinite instead saturates to +-448; the interpreter follows
 //     MLIR's semantics (arith.truncf), which is what the compiler promises.
+//   fp8e5m2 (OCP E5M2: bias 15, IEEE-like with infinities, max 57344):
+//     overflow gives +-inf (|x| >= 61440 rounds past 57344); NaN stays NaN
+//     (0x7e/0xfe, f16's quiet NaN's upper byte).
 // Computing an f16/bf16/fp8 operation in f32 and rounding once gives the
 // correctly rounded result for + - * / sqrt (f32 has more than 2p+2 bits).
 //
@@ -27,12 +30,13 @@
 
 namespace tilemla::interp {
 /// The narrow floating-point formats.
-enum class FloatFormat { F16, BF16, F8E4M3FN };
+enum class FloatFormat { F16, BF16, F8E4M3FN, F8E5M2 };
 
 /// The value of a bit pattern (exact).
 TILEMLA_API float f16ToFloat(uint16_t bits);
 TILEMLA_API float bf16ToFloat(uint16_t bits);
 TILEMLA_API float fp8e4m3ToFloat(uint8_t bits);
+TILEMLA_API float fp8e5m2ToFloat(uint8_t bits);
 
 /// `x` rounded to the nearest-even value of `format`, as an f32.
 TILEMLA_API float roundToFormat(double x, FloatFormat format);
@@ -41,6 +45,7 @@ TILEMLA_API float roundToFormat(double x, FloatFormat format);
 TILEMLA_API uint16_t floatToF16(float x);
 TILEMLA_API uint16_t floatToBF16(float x);
 TILEMLA_API uint8_t floatToFP8E4M3(float x);
+TILEMLA_API uint8_t floatToFP8E5M2(float x);
 } // namespace tilemla::interp
 
 #endif
