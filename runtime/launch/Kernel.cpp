@@ -99,7 +99,19 @@ LoadedKernel loadInContext(std::shared_ptr<const runtime::Artifact> artifact,
                             "fit in the kernel parameter space",
                             artifact->name, loaded.tensors.size(),
                             kMaxTensorParams));
-  if (artifact->cubin.empty()) {
+  // A cubin runs only on its own architecture family (an sm_80 cubin does
+  // not load on sm_90); there the PTX is compiled by the driver, as a fat
+  // binary's PTX would be.
+  bool loadedCubin = false;
+  if (!artifact->cubin.empty()) {
+    CUresult result = cuda::driver().cuModuleLoadData(&loaded.module,
+                                                      artifact->cubin.c_str());
+    if (result != CUDA_ERROR_NO_BINARY_FOR_GPU) {
+      cuda::check(result, "cuModuleLoadData", "kernel " + artifact->name);
+      loadedCubin = true;
+    }
+  }
+  if (!loadedCubin) {
     // The driver compiles the PTX, as a whole program; its remarks (a
     // serialized wgmma, say) become the kernel's assembler log.
     std::string log(8192, '\0');
@@ -111,9 +123,6 @@ LoadedKernel loadInContext(std::shared_ptr<const runtime::Artifact> artifact,
     while (!log.empty() && log.back() == '\n')
       log.pop_back();
     loaded.jitLog = std::move(log);
-  } else {
-    TILEMLA_CU(cuModuleLoadData, "kernel " + artifact->name, &loaded.module,
-               artifact->cubin.c_str());
   }
   TILEMLA_CU(cuModuleGetFunction, "kernel " + artifact->name, &loaded.function,
              loaded.module, artifact->name.c_str());

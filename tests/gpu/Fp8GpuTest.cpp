@@ -1,12 +1,13 @@
-//===- Fp8GpuTest.cpp - fp8 e4m3 conversions in compiled code -------------===//
+//===- Fp8GpuTest.cpp - fp8 conversions in compiled code ------------------===//
 //
-// `.to()` from fp8e4m3 to f32, f16 and bf16 (all 256 bytes) and to fp8e4m3
-// from f32 (special values, every fp8 value, every midpoint between two
-// and its neighbours, random bits, random values around the range), from
-// every f16 and from every bf16, compiled for the device (sm_90a: the
-// paired cvt instructions) and for sm_80 (integer arithmetic; it runs on
-// any later GPU too), against the interpreter's numerics (round to nearest
-// even; past the range, infinities and NaN become NaN). Bit-exact. With
+// `.to()` from fp8e4m3 and fp8e5m2 to f32, f16 and bf16 (all 256 bytes),
+// and to both formats from f32 (special values, every fp8 value, every
+// midpoint between two and its neighbours, random bits, random values
+// around the range), from every f16 and from every bf16, compiled for the
+// device (sm_90a: the paired cvt instructions) and for sm_80 (integer
+// arithmetic; on a later GPU the driver compiles its PTX), against the
+// interpreter's numerics (round to nearest even; past e4m3's range,
+// infinities and NaN become NaN). Bit-exact but for a NaN's sign. With
 // TILEMLA_INTERPRET=1 the kernels run in the interpreter (once).
 //
 //===----------------------------------------------------------------------===//
@@ -141,7 +142,11 @@ protected:
       for (size_t i = 0; i < x.size(); ++i) {
         float value = toFloat(x[i]);
         uint8_t want = format.encode(value);
-        if (got[i] != want && wrong++ < 8)
+        // A NaN's sign is not kept by every instruction (sm_90's f16x2
+        // form gives 0x7f for every NaN): any NaN of the format will do.
+        bool same = std::isnan(value) ? std::isnan(format.decode(got[i]))
+                                      : got[i] == want;
+        if (!same && wrong++ < 8)
           ADD_FAILURE() << format.name << " of " << type << " " << value
                         << " (bits " << std::hex << uint32_t(x[i])
                         << "): got 0x" << int(got[i]) << ", want 0x"
