@@ -7,7 +7,8 @@
 // masked-off runs, which makes the hardware write zeros; runs narrower than
 // 4 bytes, which cp.async cannot copy, are loaded and stored synchronously.
 // tile.local_store / tile.local_load move a tensor between registers and a
-// stage (the warp roles' hand-overs); the mbarriers around them order it.
+// stage (the warp roles' hand-overs, ordered by the mbarriers around them;
+// a converted pipeline tile, ordered by barriers).
 //
 //===----------------------------------------------------------------------===//
 #include "tilemla/Conversion/AccessWidth.h"
@@ -191,13 +192,20 @@ Value opStageBase(ConversionPatternRewriter &rewriter,
 }
 
 /// A tensor's elements at their row-major positions in a stage of one row
-/// (tile.local_store of a tensor that is not the stage's tile, and every
-/// tile.local_load): the register of each element and its index there.
+/// (tile.local_store and tile.local_load of a tensor that is not the
+/// stage's tile): the register of each element and its index there.
 std::pair<Value, SmallVector<int64_t>>
 rowStageIndices(OpBuilder &b, Location loc, RankedTensorType type) {
   auto [lane, warp] = getLaneAndWarp(b, loc);
   return emitLinearIndices(b, loc, type, getRowMajorStrides(type.getShape()),
                            lane, warp);
+}
+
+/// Whether `type` is a stage's [rows, cols] tile (else it sits row-major in
+/// a stage of one row).
+bool isStageTile(RankedTensorType type, SharedBufferType buffer) {
+  return type.getRank() == 2 && type.getDimSize(0) == buffer.getRows() &&
+         type.getDimSize(1) == buffer.getCols();
 }
 
 struct LocalStoreOpConversion : TargetPattern<LocalStoreOp> {
@@ -211,9 +219,7 @@ struct LocalStoreOpConversion : TargetPattern<LocalStoreOp> {
     SmallVector<Value> values = unpackStruct(rewriter, loc, adaptor.getValue());
     Type elemType = values.front().getType();
     Value base = opStageBase(rewriter, *getTypeConverter(), op, adaptor);
-    bool tile = type.getRank() == 2 &&
-                type.getDimSize(0) == bufferType.getRows() &&
-                type.getDimSize(1) == bufferType.getCols();
+    bool tile = isStageTile(type, bufferType);
     // Out of an owned layout only the owner writes: the others hold poison.
     emitByHolders(rewriter, loc, type, [&] {
       if (tile) {
@@ -242,9 +248,18 @@ struct LocalLoadOpConversion : OpConversionPattern<LocalLoadOp> {
     Type elemType = getTypeConverter()->convertType(
         op.getBuffer().getType().getElementType());
     Value base = opStageBase(rewriter, *getTypeConverter(), op, adaptor);
-    auto [first, offsets] = rowStageIndices(rewriter, loc, op.getType());
-    SmallVector<Value> results =
-        loadSharedElements(rewriter, loc, base, elemType, first, offsets);
+    SharedBufferType bufferType = op.getBuffer().getType();
+    RankedTensorType type = op.getType();
+    SmallVector<Value> results;
+    if (isStageTile(type, bufferType)) {
+      auto [lane, warp] = getLaneAndWarp(rewriter, loc);
+      results = readStagedTile(rewriter, loc, type, elemType, base,
+                               SharedTileLayout::of(bufferType), lane, warp);
+    } else {
+      auto [first, offsets] = rowStageIndices(rewriter, loc, type);
+      results =
+          loadSharedElements(rewriter, loc, base, elemType, first, offsets);
+    }
     rewriter.replaceOp(
         op, packStruct(rewriter, loc,
                        getTypeConverter()->convertType(op.getType()), results));

@@ -575,17 +575,21 @@ Value SharedTileIndexer::index(OpBuilder &builder, Location loc,
   return emitSharedIndex(builder, loc, layout, coord(0), coord(1));
 }
 
-void mlir::tile::stageTile(OpBuilder &builder, Location loc,
-                           RankedTensorType type, ArrayRef<Value> values,
-                           Value base, const SharedTileLayout &layout,
-                           Value lane, Value warp) {
+/// Calls `visit(reg, width, ptr)` for each run of `width` registers of 2-D
+/// `type` that sit contiguously at `ptr` in a tile laid out as `layout` at
+/// `base`: runs of up to 16 bytes (a swizzle moves whole 16-byte chunks, so
+/// runs stay contiguous), single elements elsewhere.
+static void
+forEachSharedRun(OpBuilder &builder, Location loc, RankedTensorType type,
+                 Type elemType, Value base, const SharedTileLayout &layout,
+                 Value lane, Value warp,
+                 llvm::function_ref<void(size_t, int64_t, Value)> visit) {
   int64_t rowStride = layout.rowStride;
   SharedTileIndexer indexer(builder, loc, type, layout, lane, warp);
   SmallVector<SmallVector<int64_t>> offsets = getRegisterOffsets(type);
   // A thread's base column is a multiple of its layout's run length, so runs
   // that start at a multiple of the vector width are aligned to it.
   ResolvedLayout resolved = resolveLayout(type);
-  Type elemType = values.front().getType();
   unsigned elemBytes = getSharedElementBytes(elemType);
   int64_t vec = 1;
   if (resolved.dims.size() == 2 &&
@@ -594,30 +598,67 @@ void mlir::tile::stageTile(OpBuilder &builder, Location loc,
                              16 / elemBytes, type.getDimSize(1)});
   while (vec > 1 && rowStride % vec != 0)
     vec /= 2;
-  for (size_t reg = 0; reg < values.size();) {
+  for (size_t reg = 0; reg < offsets.size();) {
     int64_t width = 1;
-    if (offsets[reg][1] % vec == 0 && reg + vec <= values.size()) {
+    if (offsets[reg][1] % vec == 0 && reg + vec <= offsets.size()) {
       width = vec;
       for (int64_t i = 1; i < vec; ++i)
         if (offsets[reg + i][0] != offsets[reg][0] ||
             offsets[reg + i][1] != offsets[reg][1] + i)
           width = 1;
     }
-    Value ptr = sharedElementPtr(builder, loc, base, elemType,
-                                 indexer.index(builder, loc, offsets[reg]));
-    if (width == 1) {
-      LLVM::StoreOp::create(builder, loc, values[reg], ptr);
-    } else {
-      auto vecType = VectorType::get(width, elemType);
-      Value vector = LLVM::UndefOp::create(builder, loc, vecType);
-      for (int64_t i = 0; i < width; ++i)
-        vector =
-            LLVM::InsertElementOp::create(builder, loc, vector, values[reg + i],
-                                          i32Constant(builder, loc, i));
-      LLVM::StoreOp::create(builder, loc, vector, ptr, width * elemBytes);
-    }
+    visit(reg, width,
+          sharedElementPtr(builder, loc, base, elemType,
+                           indexer.index(builder, loc, offsets[reg])));
     reg += width;
   }
+}
+
+void mlir::tile::stageTile(OpBuilder &builder, Location loc,
+                           RankedTensorType type, ArrayRef<Value> values,
+                           Value base, const SharedTileLayout &layout,
+                           Value lane, Value warp) {
+  Type elemType = values.front().getType();
+  unsigned elemBytes = getSharedElementBytes(elemType);
+  forEachSharedRun(
+      builder, loc, type, elemType, base, layout, lane, warp,
+      [&](size_t reg, int64_t width, Value ptr) {
+        if (width == 1) {
+          LLVM::StoreOp::create(builder, loc, values[reg], ptr);
+          return;
+        }
+        auto vecType = VectorType::get(width, elemType);
+        Value vector = LLVM::UndefOp::create(builder, loc, vecType);
+        for (int64_t i = 0; i < width; ++i)
+          vector = LLVM::InsertElementOp::create(builder, loc, vector,
+                                                 values[reg + i],
+                                                 i32Constant(builder, loc, i));
+        LLVM::StoreOp::create(builder, loc, vector, ptr, width * elemBytes);
+      });
+}
+
+SmallVector<Value> mlir::tile::readStagedTile(OpBuilder &builder, Location loc,
+                                              RankedTensorType type,
+                                              Type elemType, Value base,
+                                              const SharedTileLayout &layout,
+                                              Value lane, Value warp) {
+  SmallVector<Value> values(getRegisterOffsets(type).size());
+  unsigned elemBytes = getSharedElementBytes(elemType);
+  forEachSharedRun(builder, loc, type, elemType, base, layout, lane, warp,
+                   [&](size_t reg, int64_t width, Value ptr) {
+                     if (width == 1) {
+                       values[reg] =
+                           LLVM::LoadOp::create(builder, loc, elemType, ptr);
+                       return;
+                     }
+                     auto vecType = VectorType::get(width, elemType);
+                     Value vector = LLVM::LoadOp::create(
+                         builder, loc, vecType, ptr, width * elemBytes);
+                     for (int64_t i = 0; i < width; ++i)
+                       values[reg + i] = LLVM::ExtractElementOp::create(
+                           builder, loc, vector, i32Constant(builder, loc, i));
+                   });
+  return values;
 }
 
 void mlir::tile::storeSharedElements(OpBuilder &builder, Location loc,

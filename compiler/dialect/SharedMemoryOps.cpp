@@ -61,8 +61,8 @@ static LogicalResult checkTile(Operation *op, StringRef what,
 LogicalResult LocalAllocOp::verify() {
   SharedBufferType buffer = getResult().getType();
   unsigned bits = buffer.getElementType().getIntOrFloatBitWidth();
-  if (bits != 16 && bits != 32)
-    return emitOpError() << "buffers hold 16- or 32-bit elements";
+  if (bits != 8 && bits != 16 && bits != 32)
+    return emitOpError() << "buffers hold 8-, 16- or 32-bit elements";
   if (!getInit())
     return success();
   if (buffer.getStages() != 1)
@@ -74,34 +74,32 @@ LogicalResult LocalAllocOp::verify() {
 }
 
 /// Whether `type` fits a stage of `buffer` as tile.local_store and
-/// tile.local_load see it: the stage's [rows, cols] tile, or (`rowOnly`: the
-/// only form a load reads) any shape in a stage of one unswizzled row.
+/// tile.local_load see it: the stage's [rows, cols] tile, or any shape in a
+/// stage of one unswizzled row.
 static LogicalResult checkStageContents(Operation *op, RankedTensorType type,
-                                        SharedBufferType buffer, bool rowOnly) {
+                                        SharedBufferType buffer) {
   if (type.getElementType() != buffer.getElementType())
     return op->emitOpError()
            << "element type must be " << buffer.getElementType();
-  if (!rowOnly && type.getRank() == 2 &&
-      type.getDimSize(0) == buffer.getRows() &&
+  if (type.getRank() == 2 && type.getDimSize(0) == buffer.getRows() &&
       type.getDimSize(1) == buffer.getCols())
     return success();
   if (buffer.getRows() != 1 || buffer.getSwizzle() ||
       buffer.getCols() != type.getNumElements())
     return op->emitOpError()
-           << (rowOnly ? "" : "a tensor that is not the stage's tile ")
-           << "needs a stage of one unswizzled row of " << type.getNumElements()
-           << " elements";
+           << "a tensor that is not the stage's tile needs a stage of one "
+              "unswizzled row of "
+           << type.getNumElements() << " elements";
   return success();
 }
 
 LogicalResult LocalStoreOp::verify() {
-  return checkStageContents(*this, getValue().getType(), getBuffer().getType(),
-                            /*rowOnly=*/false);
+  return checkStageContents(*this, getValue().getType(), getBuffer().getType());
 }
 
 LogicalResult LocalLoadOp::verify() {
-  return checkStageContents(*this, getResult().getType(), getBuffer().getType(),
-                            /*rowOnly=*/true);
+  return checkStageContents(*this, getResult().getType(),
+                            getBuffer().getType());
 }
 
 LogicalResult AsyncCopyOp::verify() {

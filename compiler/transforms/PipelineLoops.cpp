@@ -27,6 +27,10 @@
 // descriptors read) and their wait fences the async proxy; those read only
 // by mma.sync keep padded rows for ldmatrix.
 //
+// A tile the dots read through casts (fp8 codes widened to bf16) streams in
+// its own type; after the wait it is read into registers, cast and written
+// to a one-stage buffer of the cast type that the dots read after a barrier.
+//
 //===----------------------------------------------------------------------===//
 #include "tilemla/Transforms/Passes.h"
 
@@ -68,21 +72,45 @@ bool writesMemory(Operation *op) {
          !op->hasTrait<OpTrait::IsTerminator>();
 }
 
-/// A 16-bit 2-D register tile read only by tensor-core dots, with masked-off
-/// elements zero (cp.async zero-fills them).
-bool isPipelinable(LoadOp load) {
+/// A 2-D register tile whose masked-off elements are zero (cp.async
+/// zero-fills them).
+bool isCopyable(LoadOp load) {
   auto type = dyn_cast<RankedTensorType>(load.getType());
   if (!type || type.getRank() != 2 || !getLayout(type) ||
-      type.getElementType().getIntOrFloatBitWidth() != 16 ||
       load.getResult().use_empty())
     return false;
-  if (load.getOther() && !matchPattern(load.getOther(), m_AnyZeroFloat()))
-    return false;
-  // One buffer layout serves all readers: ldmatrix's padded rows or wgmma's
-  // swizzled panels, not both.
-  return llvm::all_of(load->getUsers(), isTensorCoreDot) &&
-         (llvm::all_of(load->getUsers(), isWarpgroupDot) ||
-          llvm::none_of(load->getUsers(), isWarpgroupDot));
+  return !load.getOther() || matchPattern(load.getOther(), m_AnyZeroFloat());
+}
+
+/// How a load reaches the tensor-core dots that read it: the elementwise
+/// casts between them (empty when the dots read it directly), or nothing
+/// when the load cannot be streamed through shared memory. The dots read a
+/// 16-bit tile, all through one buffer layout: ldmatrix's padded rows or
+/// wgmma's swizzled panels, not both. A cast tile (an fp8 tile widened to
+/// bf16) is converted in registers between two buffers, for mma.sync dots
+/// only: wgmma reads its stage asynchronously, past the next conversion.
+std::optional<SmallVector<Operation *>> castsToDots(LoadOp load) {
+  if (!isCopyable(load))
+    return std::nullopt;
+  SmallVector<Operation *> casts;
+  Value value = load.getResult();
+  while (value.hasOneUse()) {
+    Operation *user = *value.getUsers().begin();
+    if (!isa<CastOpInterface>(user) ||
+        !user->hasTrait<OpTrait::Elementwise>() || user->getNumOperands() != 1)
+      break;
+    casts.push_back(user);
+    value = user->getResult(0);
+  }
+  auto type = cast<RankedTensorType>(value.getType());
+  if (type.getElementType().getIntOrFloatBitWidth() != 16 ||
+      !llvm::all_of(value.getUsers(), isTensorCoreDot))
+    return std::nullopt;
+  bool anyWgmma = llvm::any_of(value.getUsers(), isWarpgroupDot);
+  if (anyWgmma &&
+      (!casts.empty() || !llvm::all_of(value.getUsers(), isWarpgroupDot)))
+    return std::nullopt;
+  return casts;
 }
 
 /// Ops of `body` that `roots` are computed from, in block order. Fails when
@@ -165,10 +193,18 @@ private:
     SmallVector<Operation *> slice;
     Value buffer;
     Value barriers; // TMA only
+    /// A cast tile: the casts from the load to what the dots read, and the
+    /// one-stage buffer the dots read it from.
+    SmallVector<Operation *> casts;
+    Value converted;
 
     bool isTma() const { return isa<DescLoadOp>(load); }
     RankedTensorType getType() const {
       return cast<RankedTensorType>(load->getResult(0).getType());
+    }
+    /// What the dots read: the last cast's tile.
+    RankedTensorType getConvertedType() const {
+      return cast<RankedTensorType>(casts.back()->getResult(0).getType());
     }
     /// What the address computation starts from.
     SmallVector<Value> roots() const {
@@ -193,9 +229,13 @@ private:
     llvm::SetVector<unsigned> carriedArgs;
     for (Operation &op : body) {
       auto load = dyn_cast<LoadOp>(op);
-      if (!isa<DescLoadOp>(op) && !(load && isPipelinable(load)))
+      std::optional<SmallVector<Operation *>> casts;
+      if (load)
+        casts = castsToDots(load);
+      if (!isa<DescLoadOp>(op) && !casts)
         continue;
-      Stream stream{&op, {}, {}, {}};
+      Stream stream{&op, {}, {}, {}, casts.value_or(SmallVector<Operation *>()),
+                    {}};
       SmallVector<Value> roots = stream.roots();
       FailureOr<SmallVector<Operation *>> slice = backwardSlice(body, roots);
       if (failed(slice) || llvm::is_contained(*slice, &op))
@@ -244,10 +284,15 @@ private:
       // loads checked): its buffer is swizzled.
       SharedBufferType bufferType =
           bufferFor(stream.getType(), stages,
-                    stream.isTma() ||
-                        llvm::all_of(stream.load->getUsers(), isWarpgroupDot));
+                    stream.isTma() || (stream.casts.empty() &&
+                                       llvm::all_of(stream.load->getUsers(),
+                                                    isWarpgroupDot)));
       stream.buffer =
           LocalAllocOp::create(allocs, loc, bufferType, Value(), IntegerAttr());
+      if (!stream.casts.empty())
+        stream.converted = LocalAllocOp::create(
+            allocs, loc, bufferFor(stream.getConvertedType(), 1, false),
+            Value(), IntegerAttr());
       if (stream.isTma()) {
         stream.barriers = MBarrierAllocOp::create(
             allocs, loc,
@@ -319,6 +364,8 @@ private:
                             parity);
         continue;
       }
+      if (!stream.casts.empty())
+        continue;
       auto viewType = viewTypeFor(
           stream.getType(), cast<SharedBufferType>(stream.buffer.getType()));
       Value view =
@@ -326,12 +373,53 @@ private:
       stream.load->getResult(0).replaceAllUsesWith(view);
       stream.load->erase();
     }
+    convertLandedTiles(b, loc, streams, current);
     if (!copyGroups)
       delayRefill(body, refill);
     b.setInsertionPointAfter(loop);
     if (copyGroups)
       AsyncWaitOp::create(b, loc, 0, false);
     makeOperandsResident(loop);
+  }
+
+  /// The cast streams' landed tiles: each read into registers, cast there
+  /// and written to its converted buffer, then (one barrier for all) read
+  /// in place by the dots. The converted buffer has one stage: the dots
+  /// that read it on the previous trip (mma.sync, done when their thread
+  /// moves on) finished before this trip's first barrier.
+  static void convertLandedTiles(OpBuilder &b, Location loc,
+                                 MutableArrayRef<Stream> streams,
+                                 Value current) {
+    SmallVector<Stream *> castStreams;
+    for (Stream &stream : streams)
+      if (!stream.casts.empty())
+        castStreams.push_back(&stream);
+    if (castStreams.empty())
+      return;
+    Value first = i32Constant(b, loc, 0);
+    for (Stream *stream : castStreams) {
+      IRMapping map;
+      map.map(stream->load->getResult(0),
+              LocalLoadOp::create(b, loc, stream->getType(), stream->buffer,
+                                  current));
+      for (Operation *op : stream->casts)
+        b.clone(*op, map);
+      LocalStoreOp::create(b, loc,
+                           map.lookup(stream->casts.back()->getResult(0)),
+                           stream->converted, first);
+    }
+    BarrierOp::create(b, loc);
+    for (Stream *stream : castStreams) {
+      Value view = LocalViewOp::create(
+          b, loc,
+          viewTypeFor(stream->getConvertedType(),
+                      cast<SharedBufferType>(stream->converted.getType())),
+          stream->converted, first, 0);
+      stream->casts.back()->getResult(0).replaceAllUsesWith(view);
+      for (Operation *op : llvm::reverse(stream->casts))
+        op->erase();
+      stream->load->erase();
+    }
   }
 
   /// With TMA streams read by wgmma dots that accumulate across trips (a

@@ -548,10 +548,10 @@ func.func @local_store_not_a_row(%v: tensor<64xf32, #row>, %s: i32) {
 // -----
 
 #blk = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1]>
-func.func @local_load_tile(%s: i32) {
+func.func @local_load_part_of_tile(%s: i32) {
   %b = tile.local_alloc -> <2 x 64 x 64 x f32>
-  // expected-error @+1 {{needs a stage of one unswizzled row of 4096 elements}}
-  %v = tile.local_load %b[%s] : <2 x 64 x 64 x f32> -> tensor<64x64xf32, #blk>
+  // expected-error @+1 {{a tensor that is not the stage's tile needs a stage of one unswizzled row of 2048 elements}}
+  %v = tile.local_load %b[%s] : <2 x 64 x 64 x f32> -> tensor<32x64xf32, #blk>
   return
 }
 

@@ -225,6 +225,12 @@ private:
 void stageTile(OpBuilder &builder, Location loc, RankedTensorType type,
                ArrayRef<Value> values, Value base,
                const SharedTileLayout &layout, Value lane, Value warp);
+/// The registers of a 2-D tensor of `type` read from a tile laid out as
+/// `layout` at `base` (stageTile's inverse, with the same vectors).
+SmallVector<Value> readStagedTile(OpBuilder &builder, Location loc,
+                                  RankedTensorType type, Type elemType,
+                                  Value base, const SharedTileLayout &layout,
+                                  Value lane, Value warp);
 /// stageTile, row-major with `rowStride` elements per row.
 inline void stageRowMajor(OpBuilder &builder, Location loc,
                           RankedTensorType type, ArrayRef<Value> values,

@@ -556,9 +556,10 @@ def Tile_LocalStoreOp : Tile_Op<"local_store", [
 def Tile_LocalLoadOp : Tile_Op<"local_load", [MemoryEffects<[MemRead]>]> {
   let summary = "read a tensor into registers from one stage of a buffer";
   let description = [{
-    The stage is one unswizzled row holding the tensor's elements in
-    row-major order (what `tile.local_store` writes for such a tensor);
-    each thread reads the elements its layout gives it.
+    The stage holds the tensor as `tile.local_store` writes it: the
+    stage's [rows, cols] tile in the buffer's layout (read in vectors of
+    up to 16 bytes), or any other shape row-major in a stage of one
+    unswizzled row. Each thread reads the elements its layout gives it.
   }];
   let arguments = (ins Tile_SharedBufferType:$buffer, I32:$stage);
   let results = (outs Tile_Tensor:$result);
