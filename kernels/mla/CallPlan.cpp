@@ -13,9 +13,44 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <fmt/format.h>
 
 namespace tilemla::mla {
+
+int TritonMLAImpl::checkKvScale(const DecodeMetadata &metadata) const {
+  const bool host = metadata.kv_scale.has_value(),
+             onDevice = metadata.kv_scale_tensor.data != nullptr;
+  if (!kvFp8) {
+    if (host || onDevice)
+      throw Error(fmt::format("metadata.{}: a scale is for an fp8 cache; "
+                              "this impl's kv_cache_dtype is \"auto\"",
+                              host ? "kv_scale" : "kv_scale_tensor"));
+    return 0;
+  }
+  if (host == onDevice)
+    throw Error(fmt::format(
+        "metadata.kv_scale: an fp8 cache needs its scale, as kv_scale (a "
+        "host number) or kv_scale_tensor (one f32 on the device), {}",
+        host ? "not both" : "got neither"));
+  if (host) {
+    if (!std::isfinite(*metadata.kv_scale) || *metadata.kv_scale == 0.0f)
+      throw Error(fmt::format("metadata.kv_scale: expected a finite nonzero "
+                              "number, got {}",
+                              *metadata.kv_scale));
+    return 1;
+  }
+  const TensorView &t = metadata.kv_scale_tensor;
+  const char *name = "metadata.kv_scale_tensor";
+  if (t.shape.empty())
+    checkView(name, t, {}, {DType::F32}, opts.device);
+  else if (t.shape.size() == 1 && t.shape[0] == 1)
+    checkView(name, t, {1}, {DType::F32}, opts.device);
+  else
+    throw Error(fmt::format("{}: expected shape [] or [1], got {}", name,
+                            shapeString(t.shape)));
+  return 2;
+}
 
 // Pieces stage 2 merges at a time with a device schedule (at most).
 constexpr int64_t kMaxSplitBlock = 128;
@@ -65,18 +100,22 @@ TritonMLAImpl::plan(const DecodeCall &call) {
     checkUnitLastStride("q_pe", qPe);
   }
 
-  // The KV cache: [pages, page_size, R + P] or [pages, page_size, 1, R + P].
+  // The KV cache: [pages, page_size, R + P] or [pages, page_size, 1, R + P],
+  // in q's dtype or (kv_cache_dtype fp8) e4m3 codes.
   if (kv.shape.size() != 3 && kv.shape.size() != 4)
     throw Error(fmt::format(
         "kv_cache: expected [num_pages, page_size, {0}] or [num_pages, "
         "page_size, 1, {0}], got shape {1}",
         rank + rope, shapeString(kv.shape)));
   const int64_t row = rank + rope;
+  const DType kvType = kvFp8 ? DType::FP8E4M3 : dtype;
   if (kv.shape.size() == 3)
-    checkView("kv_cache", kv, {kv.shape[0], kv.shape[1], row}, {dtype}, device);
-  else
-    checkView("kv_cache", kv, {kv.shape[0], kv.shape[1], 1, row}, {dtype},
+    checkView("kv_cache", kv, {kv.shape[0], kv.shape[1], row}, {kvType},
               device);
+  else
+    checkView("kv_cache", kv, {kv.shape[0], kv.shape[1], 1, row}, {kvType},
+              device);
+  const int kvScaleMode = checkKvScale(metadata);
   checkUnitLastStride("kv_cache", kv);
   const int64_t numPages = kv.shape[0], pageSize = kv.shape[1];
   if (numPages < 1 || pageSize < 1)
@@ -222,11 +261,12 @@ TritonMLAImpl::plan(const DecodeCall &call) {
   if (useGiven)
     checkScheduleFits(*given, "metadata.schedule", rows);
   const bool inStage1 = scheduled && !useGiven && opts.scheduleInStage1;
-  Kernels *kernels = &kernelsFor(pageSize, stage1Splits, dtype, lseType, tma,
-                                 !scheduled ? 0
-                                 : inStage1 ? 2
-                                            : 1,
-                                 shape);
+  Kernels *kernels =
+      &kernelsFor(pageSize, stage1Splits, dtype, lseType, kvScaleMode, tma,
+                  !scheduled ? 0
+                  : inStage1 ? 2
+                             : 1,
+                  shape);
   const char *qPeData =
       static_cast<const char *>(qPe.data) + call.qPeOffset * dtypeSize(dtype);
   char *wsO = static_cast<char *>(workspace->data());
@@ -270,7 +310,7 @@ TritonMLAImpl::plan(const DecodeCall &call) {
       // gets a small valid tensor when the cache cannot be described.
       tma ? KernelArg::tensor(kv.data, numPages * pageSize, rank + rope,
                               kv.strides[1])
-          : KernelArg::tensor(wsO, 1, 8, 8),
+          : KernelArg::tensor(wsO, 1, 16, 16),
       KernelArg::pointer(bt.data), KernelArg::pointer(lensData),
       KernelArg::pointer(wsO), KernelArg::pointer(wsLse), outO, outLse,
       KernelArg::pointer(workList), maxBatchArg, KernelArg::i32(sqn.b),
@@ -284,7 +324,9 @@ TritonMLAImpl::plan(const DecodeCall &call) {
       // split count (BatchInvariant: its most pieces, the row stride; a
       // schedule ignores it).
       KernelArg::i32(int32_t(B)).unspecialized(),
-      KernelArg::i32(scheduled ? 1 : stage1Splits).unspecialized()};
+      KernelArg::i32(scheduled ? 1 : stage1Splits).unspecialized(),
+      KernelArg::f32(metadata.kv_scale.value_or(1.0f)),
+      KernelArg::pointer(metadata.kv_scale_tensor.data)};
   launches.stage2Args = {KernelArg::pointer(wsO),
                          KernelArg::pointer(wsLse),
                          KernelArg::pointer(lensData),

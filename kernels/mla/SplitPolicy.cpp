@@ -77,16 +77,19 @@ BatchInvariantChunks batchInvariantChunks(int64_t numHeads, int headBlock,
 }
 
 int64_t stage1SharedBytes(int tokenBlock, int headBlock, int stages,
-                          int64_t rank, int64_t rope) {
+                          int64_t rank, int64_t rope, int kvBytes) {
   const int64_t row = (rank + rope + 16) * 2;
-  return (int64_t(stages) * tokenBlock + headBlock) * row +
-         int64_t(headBlock) * (tokenBlock + 8) * 2;
+  const int64_t pScratch = int64_t(headBlock) * (tokenBlock + 8) * 2;
+  if (kvBytes == 1) // code stages (two parts padded by 16) + widened block
+    return int64_t(stages) * tokenBlock * (rank + rope + 32) +
+           int64_t(tokenBlock + headBlock) * row + pScratch;
+  return (int64_t(stages) * tokenBlock + headBlock) * row + pScratch;
 }
 
 int fittingTokenBlock(int64_t maxSharedBytes, int headBlock, int stages,
-                      int64_t rank, int64_t rope) {
+                      int64_t rank, int64_t rope, int kvBytes) {
   for (int tokenBlock : {TritonMLAImpl::kTokenBlock, 32})
-    if (stage1SharedBytes(tokenBlock, headBlock, stages, rank, rope) <=
+    if (stage1SharedBytes(tokenBlock, headBlock, stages, rank, rope, kvBytes) <=
         maxSharedBytes)
       return tokenBlock;
   return 16;

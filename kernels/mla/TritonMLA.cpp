@@ -56,7 +56,7 @@ std::vector<DType> TritonMLABackend::supportedDtypes() {
   return {DType::F16, DType::BF16};
 }
 std::vector<std::string> TritonMLABackend::supportedKvCacheDtypes() {
-  return {"auto"};
+  return {"auto", "fp8", "fp8_e4m3"};
 }
 bool TritonMLABackend::supportsComputeCapability(int major, int) {
   return major >= 8;
@@ -87,9 +87,13 @@ TritonMLAImpl::TritonMLAImpl(
   if (attn_type != "decoder")
     throw Error("Encoder self-attention and encoder/decoder cross-attention "
                 "are not implemented for TritonMLAImpl");
-  // The seed's is_quantized_kv_cache: anything but "auto".
-  if (kv_cache_dtype != "auto")
-    throw Error("TritonMLA V1 with FP8 KV cache not yet supported");
+  // The seed refused every quantized cache; e4m3 codes with a per-tensor
+  // scale are read here (the upstream backend's "fp8" and "fp8_e4m3").
+  kvFp8 = kv_cache_dtype == "fp8" || kv_cache_dtype == "fp8_e4m3";
+  if (kv_cache_dtype != "auto" && !kvFp8)
+    throw Error(fmt::format("kv_cache_dtype: expected one of \"auto\", "
+                            "\"fp8\", \"fp8_e4m3\", got \"{}\"",
+                            kv_cache_dtype));
 
   // What the kernels need (the seed's base class and Triton kernels assume
   // the same, less loudly).
@@ -166,7 +170,7 @@ TritonMLAImpl::TritonMLAImpl(
       throw Error(fmt::format("options.device: expected the current CUDA "
                               "context's device {}, got {}",
                               device.ordinal, opts.device));
-    warpgroupTiles = device.target && device.target->hasWgmma();
+    warpgroupTiles = device.target && device.target->hasWgmma() && !kvFp8;
     // Stage 1 of 16- or 32-head blocks copies the cache with cp.async into
     // padded rows: 64-token blocks need 169-190 KB (more with more
     // stages), more than Ampere and the 99 KB parts give a program
@@ -231,10 +235,11 @@ bool TritonMLAImpl::canStreamWithTma(const TensorView &kv,
 
 TritonMLAImpl::Kernels &TritonMLAImpl::kernelsFor(int64_t pageSize, int splits,
                                                   DType dtype, DType lseDtype,
-                                                  bool tma, int scheduleMode,
+                                                  int kvScaleMode, bool tma,
+                                                  int scheduleMode,
                                                   LaunchShape shape) {
-  auto key = std::make_tuple(pageSize, splits, dtype, lseDtype, tma,
-                             scheduleMode, shape);
+  auto key = std::make_tuple(pageSize, splits, dtype, lseDtype, kvScaleMode,
+                             tma, scheduleMode, shape);
   if (auto it = kernelCache.find(key); it != kernelCache.end())
     return it->second;
   const int64_t rows = shape.queryLen * heads;
@@ -265,6 +270,10 @@ TritonMLAImpl::Kernels &TritonMLAImpl::kernelsFor(int64_t pageSize, int splits,
       {"QUERY_LEN", queryLen},
       {"T", t},
       {"LSE_T", dtypeName(lseDtype)}};
+  if (kvScaleMode) {
+    stage1["KV_T"] = dtypeName(DType::FP8E4M3);
+    stage1["KV_SCALE"] = std::to_string(kvScaleMode);
+  }
   // Made in stage 1: the schedule kernel's cut (its constants).
   if (scheduleMode == 2) {
     stage1["OVERHEAD"] = std::to_string(kScheduleOverheadBlocks);

@@ -9,8 +9,10 @@
 // with padded head strides. With sq > 1 query tokens per request q is
 // [B, sq, H, ...] (padded token strides), its rows are (token j, head h) =
 // row j * H + h, and token j sees the request's first L - sq + j + 1 tokens
-// (causal among the new ones). The reference is computed in fp64 from the
-// rounded inputs, multithreaded over (b, row).
+// (causal among the new ones). With kvScale > 0 the cache is fp8: e4m3
+// codes of value / kvScale (kvCodes), and the reference reads the
+// dequantized cache, code * kvScale. The reference is computed in fp64
+// from the rounded inputs, multithreaded over (b, row).
 //
 // Errors: o is compared per (b, row), relative to the row's largest
 // |value| (the output is a convex combination of V rows, so elementwise
@@ -23,6 +25,7 @@
 #define TILEMLA_TESTS_MLAREFERENCE_H
 
 #include "HostNumerics.h"
+#include "tilemla/Interpreter/Numerics.h"
 
 #include <algorithm>
 #include <cmath>
@@ -46,6 +49,10 @@ struct MlaCase {
   /// Pages stored back to back (no padding between them): a cache TMA can
   /// describe as one [pages * page, row stride] tensor.
   bool contiguousPages = false;
+  /// > 0: an fp8 (e4m3) cache with this scale, given to the call as a host
+  /// number or (scaleOnDevice) as a device scalar.
+  double kvScale = 0;
+  bool scaleOnDevice = false;
 
   int B() const { return int(lens.size()); }
   /// Query rows per request: token j's head h is row j * H + h.
@@ -60,8 +67,10 @@ struct MlaCase {
     if (sq > 1)
       os << " s_q=" << sq;
     os << " R=" << R << " P=" << P << " page=" << page
-       << (contiguousPages ? " contiguous" : "") << " scale=" << scale
-       << (pair ? " pair" : " q") << " lens=[";
+       << (contiguousPages ? " contiguous" : "") << " scale=" << scale;
+    if (kvScale > 0)
+      os << " fp8 kv_scale=" << kvScale << (scaleOnDevice ? " (device)" : "");
+    os << (pair ? " pair" : " q") << " lens=[";
     for (size_t i = 0; i < lens.size(); ++i)
       os << (i ? "," : "") << lens[i];
     os << "]";
@@ -77,6 +86,8 @@ struct MlaProblem {
   int64_t qnStrideS = 0, qpStrideS = 0; ///< per query token
   int64_t qpOffset = 0; ///< q_pe's first element within qp's buffer
   HostTensor qn{DType::F32, 0}, qp{DType::F32, 0}, kv{DType::F32, 0};
+  /// An fp8 cache's bytes (kv.values holds what they decode to).
+  std::vector<uint8_t> kvCodes;
   std::vector<int32_t> blockTable, seqLens;
 
   /// Element d of query row `row` (token row / H, head row % H).
@@ -136,6 +147,14 @@ inline MlaProblem makeMlaProblem(const MlaCase &c, std::mt19937_64 &rng) {
                             p.kvPageStride +
                         (t % c.page) * p.kvTokStride + d),
                  NAN);
+  if (c.kvScale > 0) {
+    p.kvCodes.resize(p.kv.values.size());
+    for (size_t i = 0; i < p.kvCodes.size(); ++i) {
+      p.kvCodes[i] = interp::floatToFP8E4M3(float(p.kv.values[i] / c.kvScale));
+      p.kv.values[i] =
+          interp::fp8e4m3ToFloat(p.kvCodes[i]) * double(float(c.kvScale));
+    }
+  }
 
   // Several query tokens: tokens padded apart, requests back to back.
   const int tokenPad = c.sq > 1 ? 24 : 0;

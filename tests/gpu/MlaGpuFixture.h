@@ -68,9 +68,11 @@ protected:
     int longest = 0;
     for (int L : c.lens)
       longest = std::max(longest, L);
-    MlaReference ref = longest > 8192 && c.sq == 1 && nvrtcReferenceAvailable()
-                           ? nvrtcMlaReference(p)
-                           : mlaReference(p);
+    const bool fp8 = c.kvScale > 0;
+    MlaReference ref =
+        longest > 8192 && c.sq == 1 && !fp8 && nvrtcReferenceAvailable()
+            ? nvrtcMlaReference(p)
+            : mlaReference(p);
     const int64_t B = c.B(), H = c.H, R = c.R, P = c.P;
     mla::TritonMLAOptions options;
     options.maxBatch = std::max<int64_t>(1, B);
@@ -92,12 +94,13 @@ protected:
     options.deviceSchedule = tuning.schedule;
     mla::MLAArgs args{R, P, 128, 128};
     mla::TritonMLAImpl impl(H, R + P, c.scale, 1, std::nullopt, std::nullopt,
-                            "auto", std::nullopt, "decoder", std::nullopt, args,
-                            options);
+                            fp8 ? "fp8" : "auto", std::nullopt, "decoder",
+                            std::nullopt, args, options);
 
     DeviceBuffer dqn = upload(p.qn.bytes.data(), p.qn.bytes.size());
     DeviceBuffer dqp = upload(p.qp.bytes.data(), p.qp.bytes.size());
-    DeviceBuffer dkv = upload(p.kv.bytes.data(), p.kv.bytes.size());
+    DeviceBuffer dkv = fp8 ? upload(p.kvCodes.data(), p.kvCodes.size())
+                           : upload(p.kv.bytes.data(), p.kv.bytes.size());
     DeviceBuffer dbt = upload(p.blockTable.data(), p.blockTable.size() * 4);
     DeviceBuffer dlens = upload(p.seqLens.data(), p.seqLens.size() * 4);
     DType lseHost = lseType == mla::LseDType::F32 ? DType::F32 : c.type;
@@ -109,7 +112,8 @@ protected:
     dlse.fill(0xff);
 
     mla::DType t = toMla(c.type);
-    mla::TensorView kv = kvCacheView(p, dkv.data(), t);
+    mla::TensorView kv =
+        kvCacheView(p, dkv.data(), fp8 ? mla::DType::FP8E4M3 : t);
     // Back-to-back pages of whole 64-token blocks, 64-head blocks: TMA on
     // sm_90a (the cases meant for it must not fall back silently).
     if (c.contiguousPages && c.rows() >= 64 && !isInterpreterMode() &&
@@ -117,6 +121,12 @@ protected:
       EXPECT_EQ(impl.canStreamWithTma(kv, c.sq),
                 c.page % (tuning.tokenBlock ? tuning.tokenBlock : 64) == 0);
     mla::DecodeMetadata md = decodeMetadata(p, dbt.data(), dlens.data());
+    const float kvScale = float(c.kvScale);
+    DeviceBuffer dscale = upload(&kvScale, 4);
+    if (fp8 && c.scaleOnDevice)
+      md.kv_scale_tensor = {dscale.data(), mla::DType::F32, {1}, {1}, 0};
+    else if (fp8)
+      md.kv_scale = kvScale;
     auto [ov, lv] = outputViews(p, dout.data(), t, dlse.data(), toMla(lseHost));
     if (c.pair) {
       auto [qn, qp] = queryPairViews(p, dqn.data(), dqp.data(), t);

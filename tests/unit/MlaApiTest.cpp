@@ -25,14 +25,15 @@ const char *kUnsupported = "TritonMLAImpl does not support one of the "
                            "logits_soft_cap";
 const char *kEncoder = "Encoder self-attention and encoder/decoder "
                        "cross-attention are not implemented for TritonMLAImpl";
-const char *kFp8 = "TritonMLA V1 with FP8 KV cache not yet supported";
+const char *kKvDtype =
+    "kv_cache_dtype: expected one of \"auto\", \"fp8\", \"fp8_e4m3\", got ";
 
 TEST(MlaBackend, Description) {
   EXPECT_EQ(TritonMLABackend::getName(), "TRITON_MLA");
   EXPECT_EQ(TritonMLABackend::supportedDtypes(),
             (std::vector<DType>{DType::F16, DType::BF16}));
   EXPECT_EQ(TritonMLABackend::supportedKvCacheDtypes(),
-            std::vector<std::string>{"auto"});
+            (std::vector<std::string>{"auto", "fp8", "fp8_e4m3"}));
   EXPECT_TRUE(TritonMLABackend::supportsComputeCapability(9, 0));
   EXPECT_TRUE(TritonMLABackend::supportsComputeCapability(8, 0));
   EXPECT_TRUE(TritonMLABackend::supportsComputeCapability(10, 0));
@@ -65,18 +66,28 @@ TEST(MlaBackend, RefusesWhatTheSeedRefuses) {
     a.attnType = type;
     EXPECT_EQ(errorOf([&] { a.make(); }), kEncoder) << type;
   }
-  for (const char *kv : {"fp8", "fp8_e4m3", "fp8_e5m2"}) {
+  // fp8 caches are read (e4m3 with a scale); other types are refused.
+  for (const char *kv : {"fp8", "fp8_e4m3"}) {
     Ctor a = c;
     a.kvDtype = kv;
-    EXPECT_EQ(errorOf([&] { a.make(); }), kFp8) << kv;
+    EXPECT_EQ(errorOf([&] { a.make(); }), "") << kv;
+  }
+  for (const char *kv : {"fp8_e5m2", "int8", ""}) {
+    Ctor a = c;
+    a.kvDtype = kv;
+    EXPECT_EQ(errorOf([&] { a.make(); }),
+              std::string(kKvDtype) + "\"" + kv + "\"")
+        << kv;
   }
   {
     // The seed's order: unsupported features, then attn_type, then the cache.
     Ctor a = c;
-    a.softCap = 1.0, a.attnType = "encoder", a.kvDtype = "fp8";
+    a.softCap = 1.0, a.attnType = "encoder", a.kvDtype = "int8";
     EXPECT_EQ(errorOf([&] { a.make(); }), kUnsupported);
     a.softCap.reset();
     EXPECT_EQ(errorOf([&] { a.make(); }), kEncoder);
+    a.attnType = "decoder";
+    EXPECT_EQ(errorOf([&] { a.make(); }), std::string(kKvDtype) + "\"int8\"");
   }
 }
 
@@ -203,7 +214,7 @@ struct Stage1Build {
   std::string errs;
 };
 Stage1Build compileStage1(const char *arch, int tokenBlock, int headBlock,
-                          int stages, int64_t rank) {
+                          int stages, int64_t rank, int kvBytes = 2) {
   std::ifstream in(std::string(TILEMLA_SOURCE_DIR) +
                    "/kernels/mla/mla_decode_stage1.tile");
   std::stringstream source;
@@ -215,6 +226,8 @@ Stage1Build compileStage1(const char *arch, int tokenBlock, int headBlock,
                      {"BLOCK_H", std::to_string(headBlock)},
                      {"BLOCK_N", std::to_string(tokenBlock)},
                      {"STAGES", std::to_string(stages)}};
+  if (kvBytes == 1)
+    options.defines.insert({{"KV_T", "fp8e4m3"}, {"KV_SCALE", "2"}});
   Stage1Build build;
   build.kernel = compileKernel(
       SourceFile("kernels/mla/mla_decode_stage1.tile", source.str()), options,
@@ -226,19 +239,22 @@ TEST(MlaTiles, Stage1SharedMemoryIsWhatTheCompilerAllocates) {
   for (int tokenBlock : {16, 32, 64})
     for (int headBlock : {16, 32})
       for (int stages : {2, 3})
-        for (int64_t rank : {512, 256}) {
-          SCOPED_TRACE(::testing::Message()
-                       << "tokenBlock=" << tokenBlock
-                       << " headBlock=" << headBlock << " stages=" << stages
-                       << " rank=" << rank);
-          if (tokenBlock != 32 && stages == 3)
-            continue; // a few points are enough
-          Stage1Build build =
-              compileStage1("sm_100", tokenBlock, headBlock, stages, rank);
-          ASSERT_TRUE(build.kernel) << build.errs;
-          EXPECT_EQ(int64_t(build.kernel->sharedBytes),
-                    stage1SharedBytes(tokenBlock, headBlock, stages, rank, 64));
-        }
+        for (int64_t rank : {512, 256})
+          for (int kvBytes : {2, 1}) {
+            SCOPED_TRACE(::testing::Message()
+                         << "tokenBlock=" << tokenBlock
+                         << " headBlock=" << headBlock << " stages=" << stages
+                         << " rank=" << rank << " kvBytes=" << kvBytes);
+            if ((tokenBlock != 32 && stages == 3) ||
+                (kvBytes == 1 && (rank != 512 || headBlock != 16)))
+              continue; // a few points are enough
+            Stage1Build build = compileStage1("sm_100", tokenBlock, headBlock,
+                                              stages, rank, kvBytes);
+            ASSERT_TRUE(build.kernel) << build.errs;
+            EXPECT_EQ(int64_t(build.kernel->sharedBytes),
+                      stage1SharedBytes(tokenBlock, headBlock, stages, rank, 64,
+                                        kvBytes));
+          }
 }
 
 TEST(MlaTiles, TheDefaultTokenBlockFitsEachTarget) {

@@ -195,7 +195,9 @@ MlaErrors runCase(const MlaCase &c, int splits, std::mt19937_64 &rng,
                  interp::Arg::i32(c.H),
                  interp::Arg::f32(float(c.scale)),
                  interp::Arg::i32(B),
-                 interp::Arg::i32(scheduled ? 1 : splits)});
+                 interp::Arg::i32(scheduled ? 1 : splits),
+                 interp::Arg::f32(1.0f), // no kv scale (KV_SCALE = 0)
+                 interp::Arg::pointer(nullptr, 0)});
   stage2.launch({unsigned(B), unsigned((rows + stage2Heads - 1) / stage2Heads),
                  unsigned(c.R / rBlock)},
                 {interp::Arg::pointer(wsO), interp::Arg::pointer(wsLse),

@@ -85,7 +85,7 @@ std::vector<Shape> adversarialMixes(int H, int page, int sq) {
       "                 [--latent-halves] [--persistent=W]\n"
       "                 [--schedule=default|off|always] [--step-schedule]\n"
       "                 [--schedule-in-stage1]\n"
-      "                 [--mixes]\n"
+      "                 [--mixes] [--kv-dtype=bf16|fp8]\n"
       "\n"
       "  --quick   (default) B=1,8,32,128 L=4096,8192,32768 H=16,128 page=64,\n"
       "            and H=64 for B=8,32,128; uniform and ragged\n"
@@ -121,6 +121,8 @@ std::vector<Shape> adversarialMixes(int H, int page, int sq) {
       "            of alternate token blocks instead (work in progress)\n"
       "  --latent-halves  on the TMA path, stream each token block's latent\n"
       "            part as two halves with a barrier each (an experiment)\n"
+      "  --kv-dtype  the cache's type: bf16 (default) or fp8 (e4m3 codes and\n"
+      "            a host scale; GB/s counts the bytes read)\n"
       "  --schedule-in-stage1  where a call schedules on the device, stage 1\n"
       "            makes the schedule itself: one launch fewer (an "
       "experiment)\n"
@@ -328,6 +330,15 @@ Options parseOptions(int argc, char **argv) {
                      mode.c_str());
         std::exit(2);
       }
+    } else if (arg == "--kv-dtype") {
+      std::string type = take();
+      if (type != "bf16" && type != "fp8") {
+        std::fprintf(stderr,
+                     "mla-bench: --kv-dtype: expected bf16 or fp8, got '%s'\n",
+                     type.c_str());
+        std::exit(2);
+      }
+      o.kvFp8 = type == "fp8";
     } else if (arg == "--warps") {
       o.stage1Warps = takeInt(1);
     } else if (arg == "--runs") {

@@ -54,7 +54,15 @@ struct Options {
   bool stepSchedule = false;
   /// --mixes: the adversarial length mixes (Grid.cpp) instead of the grid.
   bool mixes = false;
+  /// --kv-dtype=fp8: the cache holds e4m3 codes with a scale
+  /// (kv_cache_dtype "fp8"); q, o and the math stay bf16.
+  bool kvFp8 = false;
 };
+
+/// Bytes a cache value takes.
+inline int kvValueBytes(const Options &o) { return o.kvFp8 ? 1 : 2; }
+/// An fp8 cache's scale in mla-bench (random codes are about +-1..448).
+constexpr float kKvScale = 1.0f / 256;
 
 struct Shape {
   int H = 16, B = 1, L = 1024, page = 64;

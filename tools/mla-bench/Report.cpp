@@ -32,7 +32,8 @@ std::string shapeLabel(const Shape &s) {
 }
 
 void writeJson(std::ostream &out, const Options &o, const Report &r) {
-  out << "  \"dtype\": \"bf16\", \"kv_lora_rank\": " << R
+  out << "  \"dtype\": \"bf16\", \"kv_dtype\": \""
+      << (o.kvFp8 ? "fp8e4m3" : "bf16") << "\", \"kv_lora_rank\": " << R
       << ", \"rope_dim\": " << P << ", \"scale\": " << jsonNumber(kScale)
       << ",\n";
   out << "  \"runs\": " << o.runs << ", \"warmup\": " << o.warmup

@@ -81,8 +81,9 @@ struct Problem {
   mla::TensorView qView, kvView, oView, lseView;
   mla::DecodeMetadata metadata;
 
-  Problem(const Shape &s, RandomSource &random, std::mt19937_64 &rng)
-      : shape(s), kv(kvBytes(s)), q(size_t(s.B) * s.sq * s.H * D * 2),
+  Problem(const Shape &s, const Options &opts, RandomSource &random,
+          std::mt19937_64 &rng)
+      : shape(s), kv(kvBytes(s, opts)), q(size_t(s.B) * s.sq * s.H * D * 2),
         o(size_t(s.B) * s.sq * s.H * R * 2), lse(size_t(s.B) * s.sq * s.H * 4),
         blockTable(
             std::max<size_t>(4, size_t(s.B) * pagesFor(s.maxLen, s) * 4)),
@@ -115,8 +116,11 @@ struct Problem {
     };
     qView =
         mla::contiguousView(q.data(), mla::DType::BF16, rows({s.B, s.H, D}));
-    kvView = mla::contiguousView(kv.data(), mla::DType::BF16,
-                                 {std::max<int64_t>(1, numPages), s.page, D});
+    kvView = mla::contiguousView(
+        kv.data(), opts.kvFp8 ? mla::DType::FP8E4M3 : mla::DType::BF16,
+        {std::max<int64_t>(1, numPages), s.page, D});
+    if (opts.kvFp8)
+      metadata.kv_scale = kKvScale;
     oView =
         mla::contiguousView(o.data(), mla::DType::BF16, rows({s.B, s.H, R}));
     lseView =
@@ -131,11 +135,11 @@ struct Problem {
   static int64_t pagesFor(int64_t len, const Shape &s) {
     return (len + s.page - 1) / s.page;
   }
-  static size_t kvBytes(const Shape &s) {
+  static size_t kvBytes(const Shape &s, const Options &o) {
     int64_t pages = 0;
     for (int32_t len : s.lens)
       pages += pagesFor(len, s);
-    return size_t(std::max<int64_t>(1, pages)) * s.page * D * 2;
+    return size_t(std::max<int64_t>(1, pages)) * s.page * D * kvValueBytes(o);
   }
 };
 
@@ -165,9 +169,10 @@ mla::TritonMLAImpl makeImpl(int H, int maxBatch, int maxQueryLen,
   options.maxBatch = maxBatch;
   options.splitPolicy = policy;
   options.device = device;
-  return mla::TritonMLAImpl(H, D, kScale, 1, std::nullopt, std::nullopt, "auto",
-                            std::nullopt, "decoder", std::nullopt,
-                            mla::MLAArgs{R, P, 128, 128}, options);
+  return mla::TritonMLAImpl(H, D, kScale, 1, std::nullopt, std::nullopt,
+                            o.kvFp8 ? "fp8" : "auto", std::nullopt, "decoder",
+                            std::nullopt, mla::MLAArgs{R, P, 128, 128},
+                            options);
 }
 
 /// Device bytes a shape needs: its data plus the largest workspace of the
@@ -179,7 +184,7 @@ size_t bytesNeeded(const Shape &s, const Options &o) {
     ws = std::max(
         ws, makeImpl(s.H, s.B, s.sq, p, o, /*device=*/-1).workspaceBytes() +
                 rows * 4);
-  return Problem::kvBytes(s) + rows * (D + R) * 2 + rows * 4 +
+  return Problem::kvBytes(s, o) + rows * (D + R) * 2 + rows * 4 +
          size_t(s.B) * (s.maxLen / s.page + 2) * 4 + ws;
 }
 
@@ -190,7 +195,8 @@ Result runCase(Problem &p, mla::SplitPolicy policy, const Options &o,
   res.shape = s;
   res.policy = policy;
   const double rows = double(s.sq) * s.H;
-  res.bytes = double(s.tokens) * D * 2 + double(s.B) * rows * (D + R) * 2;
+  res.bytes =
+      double(s.tokens) * D * kvValueBytes(o) + double(s.B) * rows * (D + R) * 2;
   res.flops = 2.0 * rows * double(s.tokens) * (D + R);
   mla::TritonMLAImpl impl = makeImpl(s.H, s.B, s.sq, policy, o);
   // 0: the work is scheduled on the device (shown as "dev"); -1: by a
@@ -251,6 +257,7 @@ std::vector<CheckResult> spotCheck(const Options &o, std::mt19937_64 &rng) {
         c.H = H, c.R = R, c.P = P, c.page = page, c.type = test::DType::BF16;
         c.sq = sq;
         c.scale = kScale;
+        c.kvScale = o.kvFp8 ? kKvScale : 0;
         c.lens = isInterpreterMode() ? std::vector<int32_t>{1, 37, 100}
                                      : std::vector<int32_t>{1, 517, 1500, 0};
         test::MlaProblem prob = test::makeMlaProblem(c, rng);
@@ -258,7 +265,11 @@ std::vector<CheckResult> spotCheck(const Options &o, std::mt19937_64 &rng) {
         DeviceBuffer dq =
             test::uploadBytes(prob.qn.bytes.data(), prob.qn.bytes.size());
         DeviceBuffer dkv =
-            test::uploadBytes(prob.kv.bytes.data(), prob.kv.bytes.size());
+            o.kvFp8
+                ? test::uploadBytes(prob.kvCodes.data(), prob.kvCodes.size())
+                : test::uploadBytes(prob.kv.bytes.data(), prob.kv.bytes.size());
+        const mla::DType kvType =
+            o.kvFp8 ? mla::DType::FP8E4M3 : mla::DType::BF16;
         DeviceBuffer dbt = test::uploadBytes(prob.blockTable.data(),
                                              prob.blockTable.size() * 4);
         DeviceBuffer dlens =
@@ -277,10 +288,13 @@ std::vector<CheckResult> spotCheck(const Options &o, std::mt19937_64 &rng) {
             auto [ov, lv] =
                 test::outputViews(prob, dout.data(), mla::DType::BF16,
                                   dlse.data(), mla::DType::F32);
+            mla::DecodeMetadata md =
+                test::decodeMetadata(prob, dbt.data(), dlens.data());
+            if (o.kvFp8)
+              md.kv_scale = kKvScale;
             impl.forward_decode(
                 test::queryView(prob, dq.data(), mla::DType::BF16),
-                test::kvCacheView(prob, dkv.data(), mla::DType::BF16),
-                test::decodeMetadata(prob, dbt.data(), dlens.data()), ov, lv);
+                test::kvCacheView(prob, dkv.data(), kvType), md, ov, lv);
             synchronize();
             dout.download(ho.bytes.data(), ho.bytes.size());
             dlse.download(hl.bytes.data(), hl.bytes.size());
@@ -314,13 +328,14 @@ int run(const Options &o, const std::vector<Shape> &grid, Report &report) {
   size_t flushBytes = (o.flushMiB ? *o.flushMiB : interp ? 1 : 256) * MiB;
   size_t copyBytes = (o.copyMiB ? *o.copyMiB : interp ? 16 : 1024) * MiB;
   report.flushBytes = flushBytes;
-  std::printf("mla-bench: %s (%s, %d SMs, %.1f GiB), bf16, R=%d rope=%d, "
+  std::printf("mla-bench: %s (%s, %d SMs, %.1f GiB), bf16%s, R=%d rope=%d, "
               "%zu shapes x %zu policies, up to %d runs each, L2 flush %zu "
               "MiB\n",
               report.device.name.c_str(), report.device.arch.c_str(),
               report.device.multiprocessors,
-              double(report.device.totalMemory) / double(1 << 30), R, P,
-              grid.size(), o.policies.size(), o.runs, flushBytes / MiB);
+              double(report.device.totalMemory) / double(1 << 30),
+              o.kvFp8 ? " (fp8 cache)" : "", R, P, grid.size(),
+              o.policies.size(), o.runs, flushBytes / MiB);
   if (interp)
     std::printf("mla-bench: TILEMLA_INTERPRET is set: kernels run in the CPU "
                 "interpreter; the times say nothing about a GPU\n");
@@ -361,7 +376,7 @@ int run(const Options &o, const std::vector<Shape> &grid, Report &report) {
     }
     std::optional<Problem> problem;
     try {
-      problem.emplace(s, random, rng);
+      problem.emplace(s, o, random, rng);
     } catch (const std::exception &e) {
       std::printf("%s skipped: %s\n", shapeLabel(s).c_str(), e.what());
       report.skipped.emplace_back(s, e.what());

@@ -99,16 +99,21 @@ TILEMLA_API BatchInvariantChunks batchInvariantChunks(int64_t numHeads,
 /// `tokenBlock` cache rows and the q tile's `headBlock` rows, each of
 /// rank + rope 2-byte values padded by 16 (ldmatrix reads them without
 /// bank conflicts), and p's staging, `headBlock` rows of tokenBlock + 8.
-/// The unit tests hold it to what the compiler allocates.
+/// A cache of 1-byte codes (`kvBytes` 1: fp8) has 1-byte rows in its
+/// stages, each part padded by 16, and one more block of 2-byte rows its
+/// codes are widened into. The unit tests hold it to what the compiler
+/// allocates.
 TILEMLA_API int64_t stage1SharedBytes(int tokenBlock, int headBlock, int stages,
-                                      int64_t rank, int64_t rope);
+                                      int64_t rank, int64_t rope,
+                                      int kvBytes = 2);
 
 /// The default token block on a device whose programs may use
 /// `maxSharedBytes`: the largest of 64, 32 and 16 whose stage 1 fits
 /// (sm_90a and Blackwell's data-center parts: 64; sm_80: 32; the 99 KB of
 /// sm_86, sm_89 and sm_120: 32 with 16 heads, 16 with 32); 16 if none does.
 TILEMLA_API int fittingTokenBlock(int64_t maxSharedBytes, int headBlock,
-                                  int stages, int64_t rank, int64_t rope);
+                                  int stages, int64_t rank, int64_t rope,
+                                  int kvBytes = 2);
 
 /// The split count `policy` chooses (see SplitPolicy). Pure host function.
 /// BatchInvariant: 1 here (its pieces depend on each request's length; see

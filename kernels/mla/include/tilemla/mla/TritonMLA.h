@@ -72,9 +72,11 @@ TILEMLA_API TensorView contiguousView(void *data, DType dtype,
 
 /// The backend description (the seed's TritonMLABackend).
 struct TILEMLA_API TritonMLABackend {
-  static std::string getName();                             ///< "TRITON_MLA"
-  static std::vector<DType> supportedDtypes();              ///< F16, BF16
-  static std::vector<std::string> supportedKvCacheDtypes(); ///< {"auto"}
+  static std::string getName();                ///< "TRITON_MLA"
+  static std::vector<DType> supportedDtypes(); ///< F16, BF16
+  /// "auto" (the cache in q's dtype), "fp8" and "fp8_e4m3" (e4m3 codes
+  /// with a per-tensor scale, DecodeMetadata::kv_scale).
+  static std::vector<std::string> supportedKvCacheDtypes();
   /// True for compute capability >= 8.0. (The seed says true for all; our
   /// runtime generates sm_80+ code: bf16 arithmetic and conversions,
   /// and it refuses older devices when it picks the target.)
@@ -210,6 +212,14 @@ struct DecodeMetadata {
   /// calls, and impls with TritonMLAOptions::checkInputs (whose schedule
   /// comes from the checked lengths), ignore it.
   const DecodeSchedule *schedule = nullptr;
+  /// An fp8 cache's scale (kv_cache_dtype "fp8" / "fp8_e4m3"): the cache
+  /// holds e4m3 codes of value / scale, dequantized as code * scale on
+  /// load. Exactly one of: `kv_scale`, a host number (a captured graph
+  /// keeps the value it was captured with), or `kv_scale_tensor`, one f32
+  /// on the device ([] or [1]) read by every call, so a graph replays
+  /// with the scale the tensor holds then. Neither with an "auto" cache.
+  std::optional<float> kv_scale;
+  TensorView kv_scale_tensor; ///< data null: not given
 };
 
 class TILEMLA_API TritonMLAImpl {
@@ -465,10 +475,16 @@ private:
   bool batchInvariant() const {
     return opts.splitPolicy == SplitPolicy::BatchInvariant;
   }
+  /// Stage 1's KV_SCALE for a call with `metadata` (see kernelsFor); throws
+  /// for a scale that is missing, given twice or given to an "auto" cache.
+  int checkKvScale(const DecodeMetadata &metadata) const;
   /// `scheduleMode`: the stages' SCHEDULE (0: host splits, 1: a schedule
-  /// kernel's, 2: made in stage 1).
+  /// kernel's, 2: made in stage 1); `kvScaleMode`: stage 1's KV_SCALE (0:
+  /// a cache in q's dtype, 1: an fp8 cache's host scale, 2: its device
+  /// scalar).
   Kernels &kernelsFor(int64_t pageSize, int splits, DType dtype, DType lseDtype,
-                      bool tma, int scheduleMode, LaunchShape shape);
+                      int kvScaleMode, bool tma, int scheduleMode,
+                      LaunchShape shape);
   /// Whether a call with `batch` requests schedules its work on the device
   /// (see TritonMLAOptions::deviceSchedule).
   bool deviceScheduled(bool tma, int64_t batch, int64_t rows) const;
@@ -521,7 +537,8 @@ private:
         (warpgroupTiles && headBlock(rows) == kWarpgroupHeadBlock))
       return kTokenBlock;
     return fittingTokenBlock(deviceSharedBytes, headBlock(rows),
-                             opts.stages ? opts.stages : kStages, rank, rope);
+                             opts.stages ? opts.stages : kStages, rank, rope,
+                             kvFp8 ? 1 : 2);
   }
   /// Stage 1 with a score warpgroup (TritonMLAOptions::scoreWarpgroup):
   /// where a head block's scores are owned by one warpgroup.
@@ -575,7 +592,11 @@ private:
   /// (request, split, query row) triples of any call.
   int64_t wsPartialRows = 1;
   int numSMs = 132;
-  bool warpgroupTiles = false; ///< the device runs wgmma (sm_90a)
+  /// The device runs wgmma (sm_90a), and stage 1 uses it: an fp8 cache is
+  /// widened in registers, which tile-pipeline-loops does for mma.sync dots.
+  bool warpgroupTiles = false;
+  /// kv_cache_dtype "fp8" / "fp8_e4m3": the cache holds e4m3 codes.
+  bool kvFp8 = false;
   /// A program's shared memory on the device; 0: unknown (no device).
   int64_t deviceSharedBytes = 0;
   std::unique_ptr<DeviceBuffer> workspace, lseScratch;
@@ -592,7 +613,7 @@ private:
   /// became of the call.
   void throwIfReported(int64_t entries, int64_t maxPages, int64_t pageSize,
                        int64_t numPages, const char *when);
-  std::map<std::tuple<int64_t, int, DType, DType, bool, bool, LaunchShape>,
+  std::map<std::tuple<int64_t, int, DType, DType, int, bool, int, LaunchShape>,
            Kernels>
       kernelCache;
   /// One Kernel per (source, constexprs, warps), shared by the kernel sets

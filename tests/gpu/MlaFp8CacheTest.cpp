@@ -1,0 +1,63 @@
+//===- MlaFp8CacheTest.cpp - forward_decode on an fp8 (e4m3) cache --------===//
+//
+// kv_cache_dtype "fp8": the cache holds e4m3 codes of value / kv_scale, and
+// o and lse are compared with the fp64 reference computed on the
+// dequantized cache (code * kv_scale; tests/common/MlaReference.h), with
+// the bf16 tolerances (o row-relative <= 1e-2, lse <= 1e-3). The scale as
+// a host number and as a device scalar (negative too: the values' signs
+// flip); 16 and 128 heads; pages 1, 16, 64 and 33; lengths 0, 1, 4096 and
+// 70000; every split policy; q whole or as the pair; several query tokens.
+// Graph replays with a changed device scale:
+// MlaGraphTest.Fp8CacheReplaysWithNewScale.
+//
+// Interpreted (TILEMLA_INTERPRET=1, CI), the cases of up to 1000 tokens and
+// 32 heads run.
+//
+//===----------------------------------------------------------------------===//
+#include "MlaGpuFixture.h"
+
+using namespace tilemla;
+using namespace tilemla::test;
+
+namespace {
+MlaCase fp8(MlaCase c, double kvScale, bool onDevice = false) {
+  c.kvScale = kvScale;
+  c.scaleOnDevice = onDevice;
+  return c;
+}
+
+TEST_F(MlaGpuTest, Fp8CachePoliciesAndPages) {
+  std::vector<Run> runs;
+  for (SP policy : {SP::Fixed4, SP::BatchInvariant, SP::Auto}) {
+    for (int page : {1, 16, 64, 33}) {
+      runs.push_back(
+          {fp8(mk(16, page, {0, 1, 4096, 300}), 1.0 / 240, page % 2), policy});
+      runs.push_back(
+          {fp8(mk(16, page, {5, 0, 999}, DType::F16, true), 0.004, !(page % 2)),
+           policy});
+    }
+    for (int page : {1, 16, 64})
+      runs.push_back(
+          {fp8(mk(128, page, {1, 0, 4096, 77}), 1.0 / 224, page == 16),
+           policy});
+    runs.push_back({fp8(mk(16, 64, {70000, 1, 0}), 1.0 / 200, true), policy});
+  }
+  family("fp8 cache x pages x policies", runs);
+}
+
+TEST_F(MlaGpuTest, Fp8CacheScalesAndTokens) {
+  std::vector<Run> runs;
+  // A negative scale (codes of -value), a small and a large one, and
+  // several query tokens per request.
+  runs.push_back({fp8(mk(16, 16, {700, 3, 0, 64}), -1.0 / 240), SP::Auto});
+  runs.push_back({fp8(mk(16, 16, {700, 3, 0, 64}), -0.01, true), SP::Fixed4});
+  runs.push_back({fp8(mk(20, 64, {500, 1, 130}), 1.0 / 4096), SP::Auto});
+  runs.push_back({fp8(mk(16, 64, {640, 2}), 4.0, true), SP::Auto});
+  MlaCase multi =
+      fp8(mk(16, 16, {2, 0, 1, 300, 900}, DType::BF16, true), 1.0 / 240, true);
+  multi.sq = 3;
+  runs.push_back({multi, SP::Auto});
+  runs.push_back({multi, SP::BatchInvariant});
+  family("fp8 cache, scales and s_q", runs);
+}
+} // namespace

@@ -1,0 +1,123 @@
+//===- MlaFp8CacheApiTest.cpp - forward_decode's checks of an fp8 cache ---===//
+//
+// Without a GPU (options.device = -1): kv_cache_dtype "fp8" / "fp8_e4m3"
+// takes an e4m3 cache and exactly one scale (DecodeMetadata::kv_scale or
+// kv_scale_tensor); each mistake names its argument. The kernels' results
+// are tested in tests/gpu/MlaFp8CacheTest.cpp (interpreted in CI).
+//
+//===----------------------------------------------------------------------===//
+#include "MlaApiCall.h"
+
+#include "gtest/gtest.h"
+
+#include <cmath>
+
+using namespace tilemla;
+using namespace tilemla::mla;
+using namespace tilemla::mla::test;
+
+namespace {
+Ctor fp8Cache() {
+  Ctor c;
+  c.kvDtype = "fp8";
+  return c;
+}
+
+/// A valid call on an fp8 cache with a host scale.
+Call fp8Call() {
+  Call k;
+  k.kv.dtype = DType::FP8E4M3;
+  k.md.kv_scale = 0.02f;
+  return k;
+}
+
+/// Every form's error is `want`.
+void expectAll(TritonMLAImpl &impl, const Call &k, const std::string &want) {
+  for (const std::string &error : formErrors(impl, k))
+    EXPECT_EQ(error, want);
+}
+
+TEST(MlaFp8Cache, ValidCallsReachTheDevice) {
+  auto impl = fp8Cache().make();
+  Call k = fp8Call();
+  expectAll(*impl, k, kValid);
+  // The scale on the device, as [1] or [].
+  k.md.kv_scale.reset();
+  k.md.kv_scale_tensor = contiguousView(Call::at(9), DType::F32, {1}, -1);
+  expectAll(*impl, k, kValid);
+  k.md.kv_scale_tensor = contiguousView(Call::at(9), DType::F32, {}, -1);
+  expectAll(*impl, k, kValid);
+  // "fp8_e4m3" is the same cache.
+  Ctor e4m3 = fp8Cache();
+  e4m3.kvDtype = "fp8_e4m3";
+  expectAll(*e4m3.make(), fp8Call(), kValid);
+}
+
+TEST(MlaFp8Cache, EveryMistakeNamesItsArgument) {
+  auto impl = fp8Cache().make();
+  {
+    Call k = fp8Call();
+    k.kv.dtype = DType::BF16;
+    expectAll(*impl, k, "kv_cache: expected dtype fp8e4m3, got bf16");
+  }
+  {
+    Call k = fp8Call();
+    k.md.kv_scale.reset();
+    expectAll(*impl, k,
+              "metadata.kv_scale: an fp8 cache needs its scale, as kv_scale "
+              "(a host number) or kv_scale_tensor (one f32 on the device), "
+              "got neither");
+  }
+  {
+    Call k = fp8Call();
+    k.md.kv_scale_tensor = contiguousView(Call::at(9), DType::F32, {1}, -1);
+    expectAll(*impl, k,
+              "metadata.kv_scale: an fp8 cache needs its scale, as kv_scale "
+              "(a host number) or kv_scale_tensor (one f32 on the device), "
+              "not both");
+  }
+  for (float bad : {0.0f, NAN, INFINITY}) {
+    Call k = fp8Call();
+    k.md.kv_scale = bad;
+    for (const std::string &error : formErrors(*impl, k))
+      EXPECT_EQ(error.rfind("metadata.kv_scale: expected a finite nonzero "
+                            "number, got ",
+                            0),
+                0u)
+          << error;
+  }
+  {
+    Call k = fp8Call();
+    k.md.kv_scale.reset();
+    k.md.kv_scale_tensor = contiguousView(Call::at(9), DType::F32, {2}, -1);
+    expectAll(*impl, k,
+              "metadata.kv_scale_tensor: expected shape [] or [1], got [2]");
+    k.md.kv_scale_tensor = contiguousView(Call::at(9), DType::BF16, {1}, -1);
+    expectAll(*impl, k,
+              "metadata.kv_scale_tensor: expected dtype f32, got bf16");
+    k.md.kv_scale_tensor = contiguousView(nullptr, DType::F32, {1}, -1);
+    k.md.kv_scale.reset();
+    expectAll(*impl, k,
+              "metadata.kv_scale: an fp8 cache needs its scale, as kv_scale "
+              "(a host number) or kv_scale_tensor (one f32 on the device), "
+              "got neither");
+  }
+}
+
+TEST(MlaFp8Cache, AnAutoCacheTakesNoScale) {
+  auto impl = Ctor().make();
+  Call k;
+  k.kv.dtype = DType::FP8E4M3;
+  expectAll(*impl, k, "kv_cache: expected dtype bf16, got fp8e4m3");
+  k = Call();
+  k.md.kv_scale = 1.0f;
+  expectAll(*impl, k,
+            "metadata.kv_scale: a scale is for an fp8 cache; this impl's "
+            "kv_cache_dtype is \"auto\"");
+  k.md.kv_scale.reset();
+  k.md.kv_scale_tensor = contiguousView(Call::at(9), DType::F32, {1}, -1);
+  expectAll(*impl, k,
+            "metadata.kv_scale_tensor: a scale is for an fp8 cache; this "
+            "impl's kv_cache_dtype is \"auto\"");
+}
+} // namespace
