@@ -87,8 +87,7 @@ bool isCopyable(LoadOp load) {
 /// when the load cannot be streamed through shared memory. The dots read a
 /// 16-bit tile, all through one buffer layout: ldmatrix's padded rows or
 /// wgmma's swizzled panels, not both. A cast tile (an fp8 tile widened to
-/// bf16) is converted in registers between two buffers, for mma.sync dots
-/// only: wgmma reads its stage asynchronously, past the next conversion.
+/// bf16) is converted in registers between two buffers.
 std::optional<SmallVector<Operation *>> castsToDots(LoadOp load) {
   if (!isCopyable(load))
     return std::nullopt;
@@ -106,9 +105,8 @@ std::optional<SmallVector<Operation *>> castsToDots(LoadOp load) {
   if (type.getElementType().getIntOrFloatBitWidth() != 16 ||
       !llvm::all_of(value.getUsers(), isTensorCoreDot))
     return std::nullopt;
-  bool anyWgmma = llvm::any_of(value.getUsers(), isWarpgroupDot);
-  if (anyWgmma &&
-      (!casts.empty() || !llvm::all_of(value.getUsers(), isWarpgroupDot)))
+  if (llvm::any_of(value.getUsers(), isWarpgroupDot) &&
+      !llvm::all_of(value.getUsers(), isWarpgroupDot))
     return std::nullopt;
   return casts;
 }
@@ -291,7 +289,10 @@ private:
           LocalAllocOp::create(allocs, loc, bufferType, Value(), IntegerAttr());
       if (!stream.casts.empty())
         stream.converted = LocalAllocOp::create(
-            allocs, loc, bufferFor(stream.getConvertedType(), 1, false),
+            allocs, loc,
+            bufferFor(
+                stream.getConvertedType(), 1,
+                llvm::all_of(stream.casts.back()->getUsers(), isWarpgroupDot)),
             Value(), IntegerAttr());
       if (stream.isTma()) {
         stream.barriers = MBarrierAllocOp::create(
@@ -385,8 +386,10 @@ private:
   /// The cast streams' landed tiles: each read into registers, cast there
   /// and written to its converted buffer, then (one barrier for all) read
   /// in place by the dots. The converted buffer has one stage: the dots
-  /// that read it on the previous trip (mma.sync, done when their thread
-  /// moves on) finished before this trip's first barrier.
+  /// that read it on the previous trip finished before this trip's first
+  /// barrier (mma.sync is done when its thread moves on; tile-place-dot-
+  /// waits waits for wgmma groups before the barrier ahead of a store into
+  /// the stage they read).
   static void convertLandedTiles(OpBuilder &b, Location loc,
                                  MutableArrayRef<Stream> streams,
                                  Value current) {

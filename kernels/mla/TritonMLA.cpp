@@ -170,7 +170,7 @@ TritonMLAImpl::TritonMLAImpl(
       throw Error(fmt::format("options.device: expected the current CUDA "
                               "context's device {}, got {}",
                               device.ordinal, opts.device));
-    warpgroupTiles = device.target && device.target->hasWgmma() && !kvFp8;
+    warpgroupTiles = device.target && device.target->hasWgmma();
     // Stage 1 of 16- or 32-head blocks copies the cache with cp.async into
     // padded rows: 64-token blocks need 169-190 KB (more with more
     // stages), more than Ampere and the 99 KB parts give a program
@@ -227,7 +227,10 @@ bool TritonMLAImpl::canStreamWithTma(const TensorView &kv,
                                      int64_t queryLen) const {
   const int64_t pageSize = kv.shape[1], rows = queryLen * heads;
   const size_t rowBytes = size_t(kv.strides[1]) * dtypeSize(kv.dtype);
-  return opts.tma && warpgroupTiles && headBlock(rows) == kWarpgroupHeadBlock &&
+  // An fp8 cache's codes are widened on their way to the dots, which the
+  // compiler does for cp.async tiles only.
+  return opts.tma && warpgroupTiles && !kvFp8 &&
+         headBlock(rows) == kWarpgroupHeadBlock &&
          pageSize % tokenBlock(rows) == 0 &&
          kv.strides[0] == pageSize * kv.strides[1] &&
          reinterpret_cast<uintptr_t>(kv.data) % 16 == 0 && rowBytes % 16 == 0;

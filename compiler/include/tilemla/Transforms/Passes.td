@@ -85,15 +85,16 @@ def TilePipelineLoops : Pass<"tile-pipeline-loops", "mlir::ModuleOp"> {
     fences the async proxy; buffers read only by mma.sync dots keep padded
     rows; a load read by both kinds is left alone.
 
-    A 2-D load of any element width that reaches mma.sync dots only through
-    elementwise casts giving a 16-bit tile (an fp8 cache widened to bf16) is
-    streamed the same way in its own type; after the wait each thread reads
-    its part of the landed stage (`tile.local_load`), casts it in registers
-    and writes it (`tile.local_store`) to a one-stage buffer of the cast
-    type, and after a `tile.barrier` the dots read a view of that buffer.
-    One stage is enough: mma.sync dots are done with it when their thread
-    reaches the next iteration's first barrier. Casts feeding wgmma dots
-    are not staged (wgmma may still read the buffer then).
+    A 2-D load of any element width that reaches tensor-core dots only
+    through elementwise casts giving a 16-bit tile (an fp8 cache widened to
+    bf16) is streamed the same way in its own type; after the wait each
+    thread reads its part of the landed stage (`tile.local_load`), casts it
+    in registers and writes it (`tile.local_store`) to a one-stage buffer
+    of the cast type (swizzled for wgmma readers), and after a `tile.barrier`
+    the dots read a view of that buffer. One stage is enough: mma.sync dots
+    are done with it when their thread reaches the next iteration's first
+    barrier, and tile-place-dot-waits waits for the wgmma groups that read
+    it before the barrier ahead of the store.
 
     A `tile.desc_load` (kept for TMA by tile-lower-descriptor-loads) is
     streamed the same way with `tile.tma_copy` into a swizzled buffer, one

@@ -251,6 +251,11 @@ public:
   /// ... and cuts pieces of at least this many token blocks.
   static constexpr int kScheduleMinPieceBlocks = 4;
   static constexpr int kWarpgroupWarps = 8;
+  /// 64-row wgmma tiles on an fp8 cache (cp.async codes widened into a
+  /// swizzled block; no TMA yet): 32-token steps, whose code stages,
+  /// widened block and q fit a program's shared memory (151 KB; 64-token
+  /// steps need 229 KB, past sm_90a's 227).
+  static constexpr int kFp8WarpgroupTokenBlock = 32;
   /// With 16-head blocks and a launch of at least 1.5 programs per SM:
   /// 32-token steps over 2 warps, whose 93 KB of shared memory let two
   /// programs share an SM (one's prologue and epilogue overlap the other's
@@ -533,8 +538,9 @@ private:
   /// The default token block: kTokenBlock, or less where the device's
   /// shared memory cannot hold its stage 1 (fittingTokenBlock).
   int deviceTokenBlock(int64_t rows) const {
-    if (!deviceSharedBytes ||
-        (warpgroupTiles && headBlock(rows) == kWarpgroupHeadBlock))
+    if (warpgroupTiles && headBlock(rows) == kWarpgroupHeadBlock)
+      return kvFp8 ? kFp8WarpgroupTokenBlock : kTokenBlock;
+    if (!deviceSharedBytes)
       return kTokenBlock;
     return fittingTokenBlock(deviceSharedBytes, headBlock(rows),
                              opts.stages ? opts.stages : kStages, rank, rope,
@@ -592,9 +598,7 @@ private:
   /// (request, split, query row) triples of any call.
   int64_t wsPartialRows = 1;
   int numSMs = 132;
-  /// The device runs wgmma (sm_90a), and stage 1 uses it: an fp8 cache is
-  /// widened in registers, which tile-pipeline-loops does for mma.sync dots.
-  bool warpgroupTiles = false;
+  bool warpgroupTiles = false; ///< the device runs wgmma (sm_90a)
   /// kv_cache_dtype "fp8" / "fp8_e4m3": the cache holds e4m3 codes.
   bool kvFp8 = false;
   /// A program's shared memory on the device; 0: unknown (no device).
