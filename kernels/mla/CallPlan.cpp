@@ -189,12 +189,14 @@ TritonMLAImpl::plan(const DecodeCall &call) {
     checkI32Extent("lse", *lse);
   // Each output element has a place of its own, apart from the inputs'.
   // (q_pe is q when not paired.)
-  const std::pair<const char *, const TensorView *> inputs[] = {
+  std::vector<std::pair<const char *, const TensorView *>> inputs = {
       {qName, &qNope},
       {"kv_cache", &kv},
       {"block_table", &bt},
       {"seq_lens", &lens},
       {paired ? "q_pe" : qName, paired ? &qPe : &qNope}};
+  if (kvScaleMode == 2)
+    inputs.emplace_back("metadata.kv_scale_tensor", &metadata.kv_scale_tensor);
   checkNoSelfOverlap("o", o);
   for (auto [name, view] : inputs)
     checkNoAlias("o", o, name, *view);
@@ -325,8 +327,9 @@ TritonMLAImpl::plan(const DecodeCall &call) {
       // schedule ignores it).
       KernelArg::i32(int32_t(B)).unspecialized(),
       KernelArg::i32(scheduled ? 1 : stage1Splits).unspecialized(),
-      KernelArg::f32(metadata.kv_scale.value_or(1.0f)),
-      KernelArg::pointer(metadata.kv_scale_tensor.data)};
+      // Read once per program: no facts worth a specialization.
+      KernelArg::f32(metadata.kv_scale.value_or(1.0f)).unspecialized(),
+      KernelArg::pointer(metadata.kv_scale_tensor.data).unspecialized()};
   launches.stage2Args = {KernelArg::pointer(wsO),
                          KernelArg::pointer(wsLse),
                          KernelArg::pointer(lensData),

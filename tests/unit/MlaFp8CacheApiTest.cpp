@@ -104,6 +104,19 @@ TEST(MlaFp8Cache, EveryMistakeNamesItsArgument) {
   }
 }
 
+TEST(MlaFp8Cache, OutputsDoNotOverlapTheScale) {
+  auto impl = fp8Cache().make();
+  Call k = fp8Call();
+  k.md.kv_scale.reset();
+  k.md.kv_scale_tensor = contiguousView(Call::at(5), DType::F32, {1}, -1);
+  // The scale in lse's memory (the form without lse writes elsewhere).
+  std::vector<std::string> errors = formErrors(*impl, k);
+  EXPECT_EQ(errors[0].rfind("lse: overlaps metadata.kv_scale_tensor", 0), 0u)
+      << errors[0];
+  EXPECT_EQ(errors[1], errors[0]);
+  EXPECT_EQ(errors[2], kValid);
+}
+
 TEST(MlaFp8Cache, AnAutoCacheTakesNoScale) {
   auto impl = Ctor().make();
   Call k;
