@@ -218,6 +218,8 @@ struct DecodeMetadata {
   /// keeps the value it was captured with), or `kv_scale_tensor`, one f32
   /// on the device ([] or [1]) read by every call, so a graph replays
   /// with the scale the tensor holds then. Neither with an "auto" cache.
+  /// The two forms are different kernels: precompile prepares the one its
+  /// metadata gives.
   std::optional<float> kv_scale;
   TensorView kv_scale_tensor; ///< data null: not given
 };
