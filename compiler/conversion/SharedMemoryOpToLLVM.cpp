@@ -201,13 +201,6 @@ rowStageIndices(OpBuilder &b, Location loc, RankedTensorType type) {
                            lane, warp);
 }
 
-/// Whether `type` is a stage's [rows, cols] tile (else it sits row-major in
-/// a stage of one row).
-bool isStageTile(RankedTensorType type, SharedBufferType buffer) {
-  return type.getRank() == 2 && type.getDimSize(0) == buffer.getRows() &&
-         type.getDimSize(1) == buffer.getCols();
-}
-
 struct LocalStoreOpConversion : TargetPattern<LocalStoreOp> {
   using TargetPattern::TargetPattern;
   LogicalResult
@@ -219,7 +212,7 @@ struct LocalStoreOpConversion : TargetPattern<LocalStoreOp> {
     SmallVector<Value> values = unpackStruct(rewriter, loc, adaptor.getValue());
     Type elemType = values.front().getType();
     Value base = opStageBase(rewriter, *getTypeConverter(), op, adaptor);
-    bool tile = isStageTile(type, bufferType);
+    bool tile = bufferType.isStageTile(type);
     // Out of an owned layout only the owner writes: the others hold poison.
     emitByHolders(rewriter, loc, type, [&] {
       if (tile) {
@@ -251,7 +244,7 @@ struct LocalLoadOpConversion : OpConversionPattern<LocalLoadOp> {
     SharedBufferType bufferType = op.getBuffer().getType();
     RankedTensorType type = op.getType();
     SmallVector<Value> results;
-    if (isStageTile(type, bufferType)) {
+    if (bufferType.isStageTile(type)) {
       auto [lane, warp] = getLaneAndWarp(rewriter, loc);
       results = readStagedTile(rewriter, loc, type, elemType, base,
                                SharedTileLayout::of(bufferType), lane, warp);

@@ -81,8 +81,7 @@ static LogicalResult checkStageContents(Operation *op, RankedTensorType type,
   if (type.getElementType() != buffer.getElementType())
     return op->emitOpError()
            << "element type must be " << buffer.getElementType();
-  if (type.getRank() == 2 && type.getDimSize(0) == buffer.getRows() &&
-      type.getDimSize(1) == buffer.getCols())
+  if (buffer.isStageTile(type))
     return success();
   if (buffer.getRows() != 1 || buffer.getSwizzle() ||
       buffer.getCols() != type.getNumElements())

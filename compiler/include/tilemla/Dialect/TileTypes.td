@@ -43,6 +43,13 @@ def Tile_SharedBufferType : TypeDef<Tile_Dialect, "SharedBuffer"> {
     /// Padded layout: elements between the starts of two rows (cols plus
     /// the padding). Swizzled layout: elements in one panel row.
     int64_t getRowStride() const;
+    /// Whether `type` is a stage's [rows, cols] tile (what tile.local_store
+    /// and tile.local_load move in the buffer's layout; any other shape
+    /// sits row-major in a stage of one row).
+    bool isStageTile(::mlir::RankedTensorType type) const {
+      return type.getRank() == 2 && type.getDimSize(0) == getRows() &&
+             type.getDimSize(1) == getCols();
+    }
     /// The encoding of a window of a stage (`tile.local_view`).
     SharedEncodingAttr getViewEncoding() const;
     /// Elements between the starts of two stages.
