@@ -21,11 +21,14 @@ namespace tilemla::mla {
 int TritonMLAImpl::checkKvScale(const DecodeMetadata &metadata) const {
   const bool host = metadata.kv_scale.has_value(),
              onDevice = metadata.kv_scale_tensor.data != nullptr;
-  if (!kvFp8) {
+  if (kvFormat != KvCacheFormat::Fp8) {
+    const bool ds = kvFormat == KvCacheFormat::Fp8DsMla;
     if (host || onDevice)
-      throw Error(fmt::format("metadata.{}: a scale is for an fp8 cache; "
-                              "this impl's kv_cache_dtype is \"auto\"",
-                              host ? "kv_scale" : "kv_scale_tensor"));
+      throw Error(fmt::format(
+          "metadata.{}: {}", host ? "kv_scale" : "kv_scale_tensor",
+          ds ? "an fp8_ds_mla cache's tokens carry their own scales"
+             : "a scale is for an fp8 cache; this impl's kv_cache_dtype is "
+               "\"auto\""));
     return 0;
   }
   if (host == onDevice)
@@ -101,22 +104,42 @@ TritonMLAImpl::plan(const DecodeCall &call) {
   }
 
   // The KV cache: [pages, page_size, R + P] or [pages, page_size, 1, R + P],
-  // in q's dtype or (kv_cache_dtype fp8) e4m3 codes.
+  // in q's dtype or (kv_cache_dtype fp8) e4m3 codes; fp8_ds_mla: tokens of
+  // dsMlaTokenBytes, as bytes or e4m3.
+  const bool dsMla = kvFormat == KvCacheFormat::Fp8DsMla;
+  const int64_t row = dsMla ? dsMlaTokenBytes(rank, rope) : rank + rope;
   if (kv.shape.size() != 3 && kv.shape.size() != 4)
     throw Error(fmt::format(
         "kv_cache: expected [num_pages, page_size, {0}] or [num_pages, "
         "page_size, 1, {0}], got shape {1}",
-        rank + rope, shapeString(kv.shape)));
-  const int64_t row = rank + rope;
-  const DType kvType = kvFp8 ? DType::FP8E4M3 : dtype;
-  if (kv.shape.size() == 3)
-    checkView("kv_cache", kv, {kv.shape[0], kv.shape[1], row}, {kvType},
-              device);
+        row, shapeString(kv.shape)));
+  auto checkCache = [&](std::initializer_list<DType> kvTypes) {
+    if (kv.shape.size() == 3)
+      checkView("kv_cache", kv, {kv.shape[0], kv.shape[1], row}, kvTypes,
+                device);
+    else
+      checkView("kv_cache", kv, {kv.shape[0], kv.shape[1], 1, row}, kvTypes,
+                device);
+  };
+  if (dsMla)
+    checkCache({DType::U8, DType::FP8E4M3});
+  else if (kvFormat == KvCacheFormat::Fp8)
+    checkCache({DType::FP8E4M3});
   else
-    checkView("kv_cache", kv, {kv.shape[0], kv.shape[1], 1, row}, {kvType},
-              device);
+    checkCache({dtype});
   const int kvScaleMode = checkKvScale(metadata);
   checkUnitLastStride("kv_cache", kv);
+  // Stage 1 reads an fp8_ds_mla token's scales as f32 and its rope as bf16
+  // at the token's byte offset / 4 and / 2.
+  if (dsMla && (kv.strides[0] % 4 != 0 || kv.strides[1] % 4 != 0))
+    throw Error(fmt::format("kv_cache: an fp8_ds_mla cache's page and token "
+                            "strides must be multiples of 4 bytes, got {} "
+                            "and {}",
+                            kv.strides[0], kv.strides[1]));
+  if (dsMla && reinterpret_cast<uintptr_t>(kv.data) % 4 != 0)
+    throw Error(fmt::format("kv_cache: an fp8_ds_mla cache must be 4-byte "
+                            "aligned, got address {}",
+                            kv.data));
   const int64_t numPages = kv.shape[0], pageSize = kv.shape[1];
   if (numPages < 1 || pageSize < 1)
     throw Error(fmt::format("kv_cache: must not be empty, got shape {}",
@@ -329,7 +352,10 @@ TritonMLAImpl::plan(const DecodeCall &call) {
       KernelArg::i32(scheduled ? 1 : stage1Splits).unspecialized(),
       // Read once per program: no facts worth a specialization.
       KernelArg::f32(metadata.kv_scale.value_or(1.0f)).unspecialized(),
-      KernelArg::pointer(metadata.kv_scale_tensor.data).unspecialized()};
+      KernelArg::pointer(metadata.kv_scale_tensor.data).unspecialized(),
+      // fp8_ds_mla's scales and rope, read at the cache's own address
+      // (other caches never read them).
+      KernelArg::pointer(kv.data), KernelArg::pointer(kv.data)};
   launches.stage2Args = {KernelArg::pointer(wsO),
                          KernelArg::pointer(wsLse),
                          KernelArg::pointer(lensData),

@@ -24,6 +24,8 @@ const char *dtypeName(DType dtype) {
     return "i32";
   case DType::FP8E4M3:
     return "fp8e4m3";
+  case DType::U8:
+    return "u8";
   }
   return "?";
 }
@@ -37,6 +39,7 @@ size_t dtypeSize(DType dtype) {
   case DType::I32:
     return 4;
   case DType::FP8E4M3:
+  case DType::U8:
     return 1;
   }
   return 0;
@@ -56,7 +59,7 @@ std::vector<DType> TritonMLABackend::supportedDtypes() {
   return {DType::F16, DType::BF16};
 }
 std::vector<std::string> TritonMLABackend::supportedKvCacheDtypes() {
-  return {"auto", "fp8", "fp8_e4m3"};
+  return {"auto", "fp8", "fp8_e4m3", "fp8_ds_mla"};
 }
 bool TritonMLABackend::supportsComputeCapability(int major, int) {
   return major >= 8;
@@ -88,11 +91,16 @@ TritonMLAImpl::TritonMLAImpl(
     throw Error("Encoder self-attention and encoder/decoder cross-attention "
                 "are not implemented for TritonMLAImpl");
   // The seed refused every quantized cache; e4m3 codes with a per-tensor
-  // scale are read here (the upstream backend's "fp8" and "fp8_e4m3").
-  kvFp8 = kv_cache_dtype == "fp8" || kv_cache_dtype == "fp8_e4m3";
-  if (kv_cache_dtype != "auto" && !kvFp8)
+  // scale are read here (the upstream backend's "fp8" and "fp8_e4m3"), and
+  // DeepSeek-V3.2's tokens with their own tile scales ("fp8_ds_mla").
+  if (kv_cache_dtype == "fp8" || kv_cache_dtype == "fp8_e4m3")
+    kvFormat = KvCacheFormat::Fp8;
+  else if (kv_cache_dtype == "fp8_ds_mla")
+    kvFormat = KvCacheFormat::Fp8DsMla;
+  else if (kv_cache_dtype != "auto")
     throw Error(fmt::format("kv_cache_dtype: expected one of \"auto\", "
-                            "\"fp8\", \"fp8_e4m3\", got \"{}\"",
+                            "\"fp8\", \"fp8_e4m3\", \"fp8_ds_mla\", got "
+                            "\"{}\"",
                             kv_cache_dtype));
 
   // What the kernels need (the seed's base class and Triton kernels assume
@@ -113,6 +121,11 @@ TritonMLAImpl::TritonMLAImpl(
     throw Error(fmt::format("head_size: expected kv_lora_rank + "
                             "qk_rope_head_dim = {}, got {}",
                             rank + rope, head_size));
+  if (kvFormat == KvCacheFormat::Fp8DsMla && rank != 512)
+    throw Error(fmt::format("mla_args.kv_lora_rank: kv_cache_dtype "
+                            "\"fp8_ds_mla\" holds 512 latent values (four "
+                            "tiles of 128), got {}",
+                            rank));
   if (mla.qk_nope_head_dim < 1 || mla.v_head_dim < 1)
     throw Error(fmt::format("mla_args: qk_nope_head_dim and v_head_dim must "
                             "be >= 1, got {} and {}",
@@ -229,7 +242,7 @@ bool TritonMLAImpl::canStreamWithTma(const TensorView &kv,
   const size_t rowBytes = size_t(kv.strides[1]) * dtypeSize(kv.dtype);
   // An fp8 cache's codes are widened on their way to the dots, which the
   // compiler does for cp.async tiles only.
-  return opts.tma && warpgroupTiles && !kvFp8 &&
+  return opts.tma && warpgroupTiles && kvFormat == KvCacheFormat::Native &&
          headBlock(rows) == kWarpgroupHeadBlock &&
          pageSize % tokenBlock(rows) == 0 &&
          kv.strides[0] == pageSize * kv.strides[1] &&
@@ -273,10 +286,12 @@ TritonMLAImpl::Kernels &TritonMLAImpl::kernelsFor(int64_t pageSize, int splits,
       {"QUERY_LEN", queryLen},
       {"T", t},
       {"LSE_T", dtypeName(lseDtype)}};
-  if (kvScaleMode) {
+  if (kvFormat != KvCacheFormat::Native)
     stage1["KV_T"] = dtypeName(DType::FP8E4M3);
+  if (kvScaleMode)
     stage1["KV_SCALE"] = std::to_string(kvScaleMode);
-  }
+  if (kvFormat == KvCacheFormat::Fp8DsMla)
+    stage1["KV_LAYOUT"] = "1";
   // Made in stage 1: the schedule kernel's cut (its constants).
   if (scheduleMode == 2) {
     stage1["OVERHEAD"] = std::to_string(kScheduleOverheadBlocks);

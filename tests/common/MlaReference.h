@@ -11,8 +11,14 @@
 // row j * H + h, and token j sees the request's first L - sq + j + 1 tokens
 // (causal among the new ones). With kvScale > 0 the cache is fp8: e4m3
 // codes of value / kvScale (kvCodes), and the reference reads the
-// dequantized cache, code * kvScale. The reference is computed in fp64
-// from the rounded inputs, multithreaded over (b, row).
+// dequantized cache, code * kvScale. With dsMla it holds DeepSeek's
+// fp8_ds_mla tokens (kvCodes again, with tokens dsTokStride bytes apart):
+// each tile of 128 latent values, first scaled by a random power of two in
+// [1/4, 4] of its own (so that a tile read with another's scale shows), as
+// e4m3 codes of value / s, s = the tile's largest |value| / 448 (an f32
+// after the codes), then the rope in bf16;
+// the reference reads code * s and the bf16 rope. The reference is computed
+// in fp64 from the rounded inputs, multithreaded over (b, row).
 //
 // Errors: o is compared per (b, row), relative to the row's largest
 // |value| (the output is a convex combination of V rows, so elementwise
@@ -30,6 +36,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <numeric>
 #include <random>
 #include <sstream>
@@ -53,6 +60,8 @@ struct MlaCase {
   /// number or (scaleOnDevice) as a device scalar.
   double kvScale = 0;
   bool scaleOnDevice = false;
+  /// An fp8_ds_mla cache (R = 512).
+  bool dsMla = false;
 
   int B() const { return int(lens.size()); }
   /// Query rows per request: token j's head h is row j * H + h.
@@ -70,6 +79,8 @@ struct MlaCase {
        << (contiguousPages ? " contiguous" : "") << " scale=" << scale;
     if (kvScale > 0)
       os << " fp8 kv_scale=" << kvScale << (scaleOnDevice ? " (device)" : "");
+    if (dsMla)
+      os << " fp8_ds_mla";
     os << (pair ? " pair" : " q") << " lens=[";
     for (size_t i = 0; i < lens.size(); ++i)
       os << (i ? "," : "") << lens[i];
@@ -88,6 +99,8 @@ struct MlaProblem {
   HostTensor qn{DType::F32, 0}, qp{DType::F32, 0}, kv{DType::F32, 0};
   /// An fp8 cache's bytes (kv.values holds what they decode to).
   std::vector<uint8_t> kvCodes;
+  /// fp8_ds_mla: bytes between tokens and pages of kvCodes.
+  int64_t dsTokStride = 0, dsPageStride = 0;
   std::vector<int32_t> blockTable, seqLens;
 
   /// Element d of query row `row` (token row / H, head row % H).
@@ -107,6 +120,46 @@ struct MlaProblem {
         .values[size_t(page * kvPageStride + (t % c.page) * kvTokStride + d)];
   }
 };
+
+/// p's cache as fp8_ds_mla tokens (see the file comment), padded by 16
+/// bytes between tokens and pages unless its pages are back to back; p.kv
+/// then holds what they decode to. A token with a NaN (the poisoned page
+/// and slots) is all NaN: codes, scales and rope.
+inline void encodeDsMla(MlaProblem &p, std::mt19937_64 &rng) {
+  std::uniform_int_distribution<int> exponent(-2, 2);
+  const MlaCase &c = p.c;
+  const int tiles = c.R / 128;
+  const int64_t pad = c.contiguousPages ? 0 : 16;
+  p.dsTokStride = c.R + 4 * tiles + 2 * c.P + pad;
+  p.dsPageStride = c.page * p.dsTokStride + pad;
+  p.kvCodes.assign(size_t(p.numPages * p.dsPageStride), 0xa5);
+  for (int64_t token = 0; token < int64_t(p.numPages) * c.page; ++token) {
+    const size_t src = size_t(token / c.page * p.kvPageStride +
+                              token % c.page * p.kvTokStride);
+    uint8_t *dst = &p.kvCodes[size_t(token / c.page * p.dsPageStride +
+                                     token % c.page * p.dsTokStride)];
+    double *v = &p.kv.values[src];
+    const bool poisoned =
+        std::any_of(v, v + c.R + c.P, [](double x) { return std::isnan(x); });
+    for (int g = 0; g < tiles; ++g) {
+      const double spread = std::ldexp(1.0, exponent(rng));
+      double peak = 0;
+      for (int d = g * 128; d < (g + 1) * 128; ++d)
+        peak = std::max(peak, std::fabs(v[d] *= spread));
+      const float s = poisoned ? NAN : peak > 0 ? float(peak / 448) : 1.0f;
+      std::memcpy(dst + c.R + 4 * g, &s, 4);
+      for (int d = g * 128; d < (g + 1) * 128; ++d) {
+        dst[d] = poisoned ? 0x7f : interp::floatToFP8E4M3(float(v[d] / s));
+        v[d] = interp::fp8e4m3ToFloat(dst[d]) * double(s);
+      }
+    }
+    for (int d = 0; d < c.P; ++d) {
+      const uint16_t bits = toBF16(float(v[c.R + d]));
+      std::memcpy(dst + c.R + 4 * tiles + 2 * d, &bits, 2);
+      v[c.R + d] = fromBF16(bits);
+    }
+  }
+}
 
 inline MlaProblem makeMlaProblem(const MlaCase &c, std::mt19937_64 &rng) {
   MlaProblem p;
@@ -147,6 +200,8 @@ inline MlaProblem makeMlaProblem(const MlaCase &c, std::mt19937_64 &rng) {
                             p.kvPageStride +
                         (t % c.page) * p.kvTokStride + d),
                  NAN);
+  if (c.dsMla)
+    encodeDsMla(p, rng);
   if (c.kvScale > 0) {
     p.kvCodes.resize(p.kv.values.size());
     for (size_t i = 0; i < p.kvCodes.size(); ++i) {

@@ -72,6 +72,12 @@ outputViews(const MlaProblem &p, void *o, mla::DType oType, void *lse,
 inline mla::TensorView kvCacheView(const MlaProblem &p, void *data,
                                    mla::DType type) {
   const MlaCase &c = p.c;
+  if (c.dsMla) // the tokens' bytes, whatever `type`
+    return {data,
+            mla::DType::U8,
+            {p.numPages, c.page, mla::dsMlaTokenBytes(c.R, c.P)},
+            {p.dsPageStride, p.dsTokStride, 1},
+            0};
   return {data,
           type,
           {p.numPages, c.page, c.R + c.P},

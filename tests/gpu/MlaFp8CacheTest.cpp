@@ -8,7 +8,10 @@
 // flip); 16 and 128 heads; pages 1, 16, 64 and 33; lengths 0, 1, 4096 and
 // 70000; every split policy; q whole or as the pair; several query tokens.
 // Graph replays with a changed device scale:
-// MlaGraphTest.Fp8CacheReplaysWithNewScale.
+// MlaGraphTest.Fp8CacheReplaysWithNewScale. kv_cache_dtype "fp8_ds_mla":
+// DeepSeek's 656-byte tokens (a scale per tile of 128 codes, bf16 rope),
+// against the reference on what they decode to, over the same pages,
+// heads, lengths and policies.
 //
 // Interpreted (TILEMLA_INTERPRET=1, CI), the cases of up to 1000 tokens and
 // 32 heads run.
@@ -59,5 +62,37 @@ TEST_F(MlaGpuTest, Fp8CacheScalesAndTokens) {
   runs.push_back({multi, SP::Auto});
   runs.push_back({multi, SP::BatchInvariant});
   family("fp8 cache, scales and s_q", runs);
+}
+
+MlaCase dsMla(MlaCase c) {
+  c.dsMla = true;
+  return c;
+}
+
+TEST_F(MlaGpuTest, Fp8DsMlaCachePoliciesAndPages) {
+  std::vector<Run> runs;
+  for (SP policy : {SP::Fixed4, SP::BatchInvariant, SP::Auto}) {
+    for (int page : {1, 16, 64, 33}) {
+      runs.push_back({dsMla(mk(16, page, {0, 1, 4096, 300})), policy});
+      runs.push_back(
+          {dsMla(mk(16, page, {5, 0, 999}, DType::F16, true)), policy});
+    }
+    for (int page : {1, 16, 64})
+      runs.push_back({dsMla(mk(128, page, {1, 0, 4096, 77})), policy});
+    runs.push_back({dsMla(mk(16, 64, {70000, 1, 0})), policy});
+  }
+  // Back-to-back pages, 20 heads, a negative softmax scale and several
+  // query tokens per request.
+  MlaCase contiguous = dsMla(mk(20, 64, {500, 1, 130}));
+  contiguous.contiguousPages = true;
+  runs.push_back({contiguous, SP::Auto});
+  MlaCase negative = dsMla(mk(16, 16, {700, 3, 0, 64}));
+  negative.scale = -negative.scale;
+  runs.push_back({negative, SP::Auto});
+  MlaCase multi = dsMla(mk(16, 16, {2, 0, 1, 300, 900}, DType::BF16, true));
+  multi.sq = 3;
+  runs.push_back({multi, SP::Auto});
+  runs.push_back({multi, SP::BatchInvariant});
+  family("fp8_ds_mla cache", runs);
 }
 } // namespace

@@ -68,7 +68,7 @@ protected:
     int longest = 0;
     for (int L : c.lens)
       longest = std::max(longest, L);
-    const bool fp8 = c.kvScale > 0;
+    const bool fp8 = c.kvScale > 0 || c.dsMla;
     MlaReference ref =
         longest > 8192 && c.sq == 1 && !fp8 && nvrtcReferenceAvailable()
             ? nvrtcMlaReference(p)
@@ -94,8 +94,11 @@ protected:
     options.deviceSchedule = tuning.schedule;
     mla::MLAArgs args{R, P, 128, 128};
     mla::TritonMLAImpl impl(H, R + P, c.scale, 1, std::nullopt, std::nullopt,
-                            fp8 ? "fp8" : "auto", std::nullopt, "decoder",
-                            std::nullopt, args, options);
+                            c.dsMla ? "fp8_ds_mla"
+                            : fp8   ? "fp8"
+                                    : "auto",
+                            std::nullopt, "decoder", std::nullopt, args,
+                            options);
 
     DeviceBuffer dqn = upload(p.qn.bytes.data(), p.qn.bytes.size());
     DeviceBuffer dqp = upload(p.qp.bytes.data(), p.qp.bytes.size());
@@ -123,9 +126,9 @@ protected:
     mla::DecodeMetadata md = decodeMetadata(p, dbt.data(), dlens.data());
     const float kvScale = float(c.kvScale);
     DeviceBuffer dscale = upload(&kvScale, 4);
-    if (fp8 && c.scaleOnDevice)
+    if (c.kvScale > 0 && c.scaleOnDevice)
       md.kv_scale_tensor = {dscale.data(), mla::DType::F32, {1}, {1}, 0};
-    else if (fp8)
+    else if (c.kvScale > 0)
       md.kv_scale = kvScale;
     auto [ov, lv] = outputViews(p, dout.data(), t, dlse.data(), toMla(lseHost));
     if (c.pair) {

@@ -26,14 +26,16 @@ const char *kUnsupported = "TritonMLAImpl does not support one of the "
 const char *kEncoder = "Encoder self-attention and encoder/decoder "
                        "cross-attention are not implemented for TritonMLAImpl";
 const char *kKvDtype =
-    "kv_cache_dtype: expected one of \"auto\", \"fp8\", \"fp8_e4m3\", got ";
+    "kv_cache_dtype: expected one of \"auto\", \"fp8\", \"fp8_e4m3\", "
+    "\"fp8_ds_mla\", got ";
 
 TEST(MlaBackend, Description) {
   EXPECT_EQ(TritonMLABackend::getName(), "TRITON_MLA");
   EXPECT_EQ(TritonMLABackend::supportedDtypes(),
             (std::vector<DType>{DType::F16, DType::BF16}));
-  EXPECT_EQ(TritonMLABackend::supportedKvCacheDtypes(),
-            (std::vector<std::string>{"auto", "fp8", "fp8_e4m3"}));
+  EXPECT_EQ(
+      TritonMLABackend::supportedKvCacheDtypes(),
+      (std::vector<std::string>{"auto", "fp8", "fp8_e4m3", "fp8_ds_mla"}));
   EXPECT_TRUE(TritonMLABackend::supportsComputeCapability(9, 0));
   EXPECT_TRUE(TritonMLABackend::supportsComputeCapability(8, 0));
   EXPECT_TRUE(TritonMLABackend::supportsComputeCapability(10, 0));
@@ -66,8 +68,9 @@ TEST(MlaBackend, RefusesWhatTheSeedRefuses) {
     a.attnType = type;
     EXPECT_EQ(errorOf([&] { a.make(); }), kEncoder) << type;
   }
-  // fp8 caches are read (e4m3 with a scale); other types are refused.
-  for (const char *kv : {"fp8", "fp8_e4m3"}) {
+  // fp8 caches are read (e4m3 with a scale, or DeepSeek's tokens with
+  // their own scales); other types are refused.
+  for (const char *kv : {"fp8", "fp8_e4m3", "fp8_ds_mla"}) {
     Ctor a = c;
     a.kvDtype = kv;
     EXPECT_EQ(errorOf([&] { a.make(); }), "") << kv;
@@ -214,7 +217,8 @@ struct Stage1Build {
   std::string errs;
 };
 Stage1Build compileStage1(const char *arch, int tokenBlock, int headBlock,
-                          int stages, int64_t rank, int kvBytes = 2) {
+                          int stages, int64_t rank,
+                          KvCacheFormat format = KvCacheFormat::Native) {
   std::ifstream in(std::string(TILEMLA_SOURCE_DIR) +
                    "/kernels/mla/mla_decode_stage1.tile");
   std::stringstream source;
@@ -226,8 +230,10 @@ Stage1Build compileStage1(const char *arch, int tokenBlock, int headBlock,
                      {"BLOCK_H", std::to_string(headBlock)},
                      {"BLOCK_N", std::to_string(tokenBlock)},
                      {"STAGES", std::to_string(stages)}};
-  if (kvBytes == 1)
+  if (format == KvCacheFormat::Fp8)
     options.defines.insert({{"KV_T", "fp8e4m3"}, {"KV_SCALE", "2"}});
+  if (format == KvCacheFormat::Fp8DsMla)
+    options.defines.insert({{"KV_T", "fp8e4m3"}, {"KV_LAYOUT", "1"}});
   Stage1Build build;
   build.kernel = compileKernel(
       SourceFile("kernels/mla/mla_decode_stage1.tile", source.str()), options,
@@ -240,20 +246,24 @@ TEST(MlaTiles, Stage1SharedMemoryIsWhatTheCompilerAllocates) {
     for (int headBlock : {16, 32})
       for (int stages : {2, 3})
         for (int64_t rank : {512, 256})
-          for (int kvBytes : {2, 1}) {
+          for (KvCacheFormat format :
+               {KvCacheFormat::Native, KvCacheFormat::Fp8,
+                KvCacheFormat::Fp8DsMla}) {
             SCOPED_TRACE(::testing::Message()
                          << "tokenBlock=" << tokenBlock
                          << " headBlock=" << headBlock << " stages=" << stages
-                         << " rank=" << rank << " kvBytes=" << kvBytes);
+                         << " rank=" << rank << " format=" << int(format));
+            const bool quantized = format != KvCacheFormat::Native;
             if ((tokenBlock != 32 && stages == 3) ||
-                (kvBytes == 1 && (rank != 512 || headBlock != 16)))
-              continue; // a few points are enough
+                (quantized && rank != 512) ||
+                (format == KvCacheFormat::Fp8 && headBlock != 16))
+              continue; // a few points are enough (fp8_ds_mla: R = 512)
             Stage1Build build = compileStage1("sm_100", tokenBlock, headBlock,
-                                              stages, rank, kvBytes);
+                                              stages, rank, format);
             ASSERT_TRUE(build.kernel) << build.errs;
             EXPECT_EQ(int64_t(build.kernel->sharedBytes),
                       stage1SharedBytes(tokenBlock, headBlock, stages, rank, 64,
-                                        kvBytes));
+                                        format));
           }
 }
 

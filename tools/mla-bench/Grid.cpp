@@ -85,7 +85,7 @@ std::vector<Shape> adversarialMixes(int H, int page, int sq) {
       "                 [--latent-halves] [--persistent=W]\n"
       "                 [--schedule=default|off|always] [--step-schedule]\n"
       "                 [--schedule-in-stage1]\n"
-      "                 [--mixes] [--kv-dtype=bf16|fp8]\n"
+      "                 [--mixes] [--kv-dtype=bf16|fp8|fp8_ds_mla]\n"
       "\n"
       "  --quick   (default) B=1,8,32,128 L=4096,8192,32768 H=16,128 page=64,\n"
       "            and H=64 for B=8,32,128; uniform and ragged\n"
@@ -121,8 +121,10 @@ std::vector<Shape> adversarialMixes(int H, int page, int sq) {
       "            of alternate token blocks instead (work in progress)\n"
       "  --latent-halves  on the TMA path, stream each token block's latent\n"
       "            part as two halves with a barrier each (an experiment)\n"
-      "  --kv-dtype  the cache's type: bf16 (default) or fp8 (e4m3 codes and\n"
-      "            a host scale; GB/s counts the bytes read)\n"
+      "  --kv-dtype  the cache's type: bf16 (default), fp8 (e4m3 codes and\n"
+      "            a host scale) or fp8_ds_mla (656-byte tokens with their "
+      "own\n"
+      "            scales); GB/s counts the bytes read\n"
       "  --schedule-in-stage1  where a call schedules on the device, stage 1\n"
       "            makes the schedule itself: one launch fewer (an "
       "experiment)\n"
@@ -332,13 +334,16 @@ Options parseOptions(int argc, char **argv) {
       }
     } else if (arg == "--kv-dtype") {
       std::string type = take();
-      if (type != "bf16" && type != "fp8") {
+      if (type != "bf16" && type != "fp8" && type != "fp8_ds_mla") {
         std::fprintf(stderr,
-                     "mla-bench: --kv-dtype: expected bf16 or fp8, got '%s'\n",
+                     "mla-bench: --kv-dtype: expected bf16, fp8 or "
+                     "fp8_ds_mla, got '%s'\n",
                      type.c_str());
         std::exit(2);
       }
-      o.kvFp8 = type == "fp8";
+      o.kvFormat = type == "fp8"          ? mla::KvCacheFormat::Fp8
+                   : type == "fp8_ds_mla" ? mla::KvCacheFormat::Fp8DsMla
+                                          : mla::KvCacheFormat::Native;
     } else if (arg == "--warps") {
       o.stage1Warps = takeInt(1);
     } else if (arg == "--runs") {

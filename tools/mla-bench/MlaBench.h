@@ -54,13 +54,30 @@ struct Options {
   bool stepSchedule = false;
   /// --mixes: the adversarial length mixes (Grid.cpp) instead of the grid.
   bool mixes = false;
-  /// --kv-dtype=fp8: the cache holds e4m3 codes with a scale
-  /// (kv_cache_dtype "fp8"); q, o and the math stay bf16.
-  bool kvFp8 = false;
+  /// --kv-dtype: bf16, fp8 (e4m3 codes with a scale, kv_cache_dtype
+  /// "fp8") or fp8_ds_mla (DeepSeek's 656-byte tokens); q, o and the math
+  /// stay bf16.
+  mla::KvCacheFormat kvFormat = mla::KvCacheFormat::Native;
 };
 
-/// Bytes a cache value takes.
-inline int kvValueBytes(const Options &o) { return o.kvFp8 ? 1 : 2; }
+/// Bytes a cached token takes (each of them is read).
+inline int64_t kvTokenBytes(const Options &o, int64_t rank, int64_t rope) {
+  switch (o.kvFormat) {
+  case mla::KvCacheFormat::Fp8:
+    return rank + rope;
+  case mla::KvCacheFormat::Fp8DsMla:
+    return mla::dsMlaTokenBytes(rank, rope);
+  case mla::KvCacheFormat::Native:
+    break;
+  }
+  return (rank + rope) * 2;
+}
+/// The backend's kv_cache_dtype for o.kvFormat.
+inline const char *kvCacheDtype(const Options &o) {
+  return o.kvFormat == mla::KvCacheFormat::Fp8        ? "fp8"
+         : o.kvFormat == mla::KvCacheFormat::Fp8DsMla ? "fp8_ds_mla"
+                                                      : "auto";
+}
 /// An fp8 cache's scale in mla-bench (random codes are about +-1..448).
 constexpr float kKvScale = 1.0f / 256;
 

@@ -33,9 +33,11 @@ std::string shapeLabel(const Shape &s) {
 
 void writeJson(std::ostream &out, const Options &o, const Report &r) {
   out << "  \"dtype\": \"bf16\", \"kv_dtype\": \""
-      << (o.kvFp8 ? "fp8e4m3" : "bf16") << "\", \"kv_lora_rank\": " << R
-      << ", \"rope_dim\": " << P << ", \"scale\": " << jsonNumber(kScale)
-      << ",\n";
+      << (o.kvFormat == mla::KvCacheFormat::Native ? "bf16"
+          : o.kvFormat == mla::KvCacheFormat::Fp8  ? "fp8e4m3"
+                                                   : "fp8_ds_mla")
+      << "\", \"kv_lora_rank\": " << R << ", \"rope_dim\": " << P
+      << ", \"scale\": " << jsonNumber(kScale) << ",\n";
   out << "  \"runs\": " << o.runs << ", \"warmup\": " << o.warmup
       << ", \"flush_bytes\": " << r.flushBytes << ",\n";
   out << "  \"copy_ceiling\": {\"bytes\": " << r.copy.bytes

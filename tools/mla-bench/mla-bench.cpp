@@ -116,10 +116,12 @@ struct Problem {
     };
     qView =
         mla::contiguousView(q.data(), mla::DType::BF16, rows({s.B, s.H, D}));
+    const bool native = opts.kvFormat == mla::KvCacheFormat::Native;
     kvView = mla::contiguousView(
-        kv.data(), opts.kvFp8 ? mla::DType::FP8E4M3 : mla::DType::BF16,
-        {std::max<int64_t>(1, numPages), s.page, D});
-    if (opts.kvFp8)
+        kv.data(), native ? mla::DType::BF16 : mla::DType::FP8E4M3,
+        {std::max<int64_t>(1, numPages), s.page,
+         native ? D : kvTokenBytes(opts, R, P)});
+    if (opts.kvFormat == mla::KvCacheFormat::Fp8)
       metadata.kv_scale = kKvScale;
     oView =
         mla::contiguousView(o.data(), mla::DType::BF16, rows({s.B, s.H, R}));
@@ -139,7 +141,8 @@ struct Problem {
     int64_t pages = 0;
     for (int32_t len : s.lens)
       pages += pagesFor(len, s);
-    return size_t(std::max<int64_t>(1, pages)) * s.page * D * kvValueBytes(o);
+    return size_t(std::max<int64_t>(1, pages)) * s.page *
+           size_t(kvTokenBytes(o, R, P));
   }
 };
 
@@ -170,7 +173,7 @@ mla::TritonMLAImpl makeImpl(int H, int maxBatch, int maxQueryLen,
   options.splitPolicy = policy;
   options.device = device;
   return mla::TritonMLAImpl(H, D, kScale, 1, std::nullopt, std::nullopt,
-                            o.kvFp8 ? "fp8" : "auto", std::nullopt, "decoder",
+                            kvCacheDtype(o), std::nullopt, "decoder",
                             std::nullopt, mla::MLAArgs{R, P, 128, 128},
                             options);
 }
@@ -195,8 +198,8 @@ Result runCase(Problem &p, mla::SplitPolicy policy, const Options &o,
   res.shape = s;
   res.policy = policy;
   const double rows = double(s.sq) * s.H;
-  res.bytes =
-      double(s.tokens) * D * kvValueBytes(o) + double(s.B) * rows * (D + R) * 2;
+  res.bytes = double(s.tokens) * double(kvTokenBytes(o, R, P)) +
+              double(s.B) * rows * (D + R) * 2;
   res.flops = 2.0 * rows * double(s.tokens) * (D + R);
   mla::TritonMLAImpl impl = makeImpl(s.H, s.B, s.sq, policy, o);
   // 0: the work is scheduled on the device (shown as "dev"); -1: by a
@@ -257,19 +260,21 @@ std::vector<CheckResult> spotCheck(const Options &o, std::mt19937_64 &rng) {
         c.H = H, c.R = R, c.P = P, c.page = page, c.type = test::DType::BF16;
         c.sq = sq;
         c.scale = kScale;
-        c.kvScale = o.kvFp8 ? kKvScale : 0;
+        c.kvScale = o.kvFormat == mla::KvCacheFormat::Fp8 ? kKvScale : 0;
+        c.dsMla = o.kvFormat == mla::KvCacheFormat::Fp8DsMla;
         c.lens = isInterpreterMode() ? std::vector<int32_t>{1, 37, 100}
                                      : std::vector<int32_t>{1, 517, 1500, 0};
         test::MlaProblem prob = test::makeMlaProblem(c, rng);
         test::MlaReference ref = test::mlaReference(prob);
         DeviceBuffer dq =
             test::uploadBytes(prob.qn.bytes.data(), prob.qn.bytes.size());
+        const bool native = o.kvFormat == mla::KvCacheFormat::Native;
         DeviceBuffer dkv =
-            o.kvFp8
-                ? test::uploadBytes(prob.kvCodes.data(), prob.kvCodes.size())
-                : test::uploadBytes(prob.kv.bytes.data(), prob.kv.bytes.size());
+            native
+                ? test::uploadBytes(prob.kv.bytes.data(), prob.kv.bytes.size())
+                : test::uploadBytes(prob.kvCodes.data(), prob.kvCodes.size());
         const mla::DType kvType =
-            o.kvFp8 ? mla::DType::FP8E4M3 : mla::DType::BF16;
+            native ? mla::DType::BF16 : mla::DType::FP8E4M3;
         DeviceBuffer dbt = test::uploadBytes(prob.blockTable.data(),
                                              prob.blockTable.size() * 4);
         DeviceBuffer dlens =
@@ -290,7 +295,7 @@ std::vector<CheckResult> spotCheck(const Options &o, std::mt19937_64 &rng) {
                                   dlse.data(), mla::DType::F32);
             mla::DecodeMetadata md =
                 test::decodeMetadata(prob, dbt.data(), dlens.data());
-            if (o.kvFp8)
+            if (o.kvFormat == mla::KvCacheFormat::Fp8)
               md.kv_scale = kKvScale;
             impl.forward_decode(
                 test::queryView(prob, dq.data(), mla::DType::BF16),
@@ -334,8 +339,10 @@ int run(const Options &o, const std::vector<Shape> &grid, Report &report) {
               report.device.name.c_str(), report.device.arch.c_str(),
               report.device.multiprocessors,
               double(report.device.totalMemory) / double(1 << 30),
-              o.kvFp8 ? " (fp8 cache)" : "", R, P, grid.size(),
-              o.policies.size(), o.runs, flushBytes / MiB);
+              o.kvFormat == mla::KvCacheFormat::Native ? ""
+              : o.kvFormat == mla::KvCacheFormat::Fp8  ? " (fp8 cache)"
+                                                       : " (fp8_ds_mla cache)",
+              R, P, grid.size(), o.policies.size(), o.runs, flushBytes / MiB);
   if (interp)
     std::printf("mla-bench: TILEMLA_INTERPRET is set: kernels run in the CPU "
                 "interpreter; the times say nothing about a GPU\n");

@@ -56,6 +56,23 @@ enum class SplitPolicy {
   Auto,
 };
 
+/// What a cache row holds (TritonMLAImpl's kv_cache_dtype).
+enum class KvCacheFormat {
+  /// "auto": R + P values in q's dtype.
+  Native,
+  /// "fp8" / "fp8_e4m3": R + P e4m3 codes; one scale per call.
+  Fp8,
+  /// "fp8_ds_mla" (DeepSeek-V3.2's token): R = 512 e4m3 codes in four
+  /// tiles of 128, each tile's f32 scale (value = code * scale), then P
+  /// bf16 rope values: 656 bytes with P = 64.
+  Fp8DsMla,
+};
+
+/// Bytes of an fp8_ds_mla token of `rank` codes and `rope` rope values.
+constexpr int64_t dsMlaTokenBytes(int64_t rank, int64_t rope) {
+  return rank + rank / 128 * 4 + rope * 2;
+}
+
 /// Where SplitPolicy::Auto schedules stage 1's work on the device.
 enum class DeviceSchedule {
   /// Where it measured faster (H200): 64-head programs with a
@@ -99,13 +116,15 @@ TILEMLA_API BatchInvariantChunks batchInvariantChunks(int64_t numHeads,
 /// `tokenBlock` cache rows and the q tile's `headBlock` rows, each of
 /// rank + rope 2-byte values padded by 16 (ldmatrix reads them without
 /// bank conflicts), and p's staging, `headBlock` rows of tokenBlock + 8.
-/// A cache of 1-byte codes (`kvBytes` 1: fp8) has 1-byte rows in its
+/// A cache of 1-byte codes (KvCacheFormat::Fp8) has 1-byte rows in its
 /// stages, each part padded by 16, and one more block of 2-byte rows its
-/// codes are widened into. The unit tests hold it to what the compiler
-/// allocates.
-TILEMLA_API int64_t stage1SharedBytes(int tokenBlock, int headBlock, int stages,
-                                      int64_t rank, int64_t rope,
-                                      int kvBytes = 2);
+/// codes are widened into. An fp8_ds_mla cache stages its four code tiles
+/// and its 2-byte rope, each padded by 16 bytes, widens the tiles alone,
+/// reads q as five parts, and converts four scaled copies of p. The unit
+/// tests hold it to what the compiler allocates.
+TILEMLA_API int64_t
+stage1SharedBytes(int tokenBlock, int headBlock, int stages, int64_t rank,
+                  int64_t rope, KvCacheFormat format = KvCacheFormat::Native);
 
 /// The default token block on a device whose programs may use
 /// `maxSharedBytes`: the largest of 64, 32 and 16 whose stage 1 fits
@@ -113,7 +132,7 @@ TILEMLA_API int64_t stage1SharedBytes(int tokenBlock, int headBlock, int stages,
 /// sm_86, sm_89 and sm_120: 32 with 16 heads, 16 with 32); 16 if none does.
 TILEMLA_API int fittingTokenBlock(int64_t maxSharedBytes, int headBlock,
                                   int stages, int64_t rank, int64_t rope,
-                                  int kvBytes = 2);
+                                  KvCacheFormat format = KvCacheFormat::Native);
 
 /// The split count `policy` chooses (see SplitPolicy). Pure host function.
 /// BatchInvariant: 1 here (its pieces depend on each request's length; see

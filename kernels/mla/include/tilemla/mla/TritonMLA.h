@@ -51,8 +51,9 @@
 
 namespace tilemla::mla {
 
-enum class DType { F16, BF16, F32, I32, FP8E4M3 };
-/// "f16", "bf16", "f32", "i32", "fp8e4m3" (the tile language's names).
+/// U8: raw bytes (an fp8_ds_mla cache; no tile-language type).
+enum class DType { F16, BF16, F32, I32, FP8E4M3, U8 };
+/// "f16", "bf16", "f32", "i32", "fp8e4m3" (the tile language's names), "u8".
 TILEMLA_API const char *dtypeName(DType dtype);
 TILEMLA_API size_t dtypeSize(DType dtype);
 
@@ -217,7 +218,8 @@ struct DecodeMetadata {
   /// load. Exactly one of: `kv_scale`, a host number (a captured graph
   /// keeps the value it was captured with), or `kv_scale_tensor`, one f32
   /// on the device ([] or [1]) read by every call, so a graph replays
-  /// with the scale the tensor holds then. Neither with an "auto" cache.
+  /// with the scale the tensor holds then. Neither with an "auto" cache,
+  /// nor with "fp8_ds_mla", whose tokens carry their own scales.
   /// The two forms are different kernels: precompile prepares the one its
   /// metadata gives.
   std::optional<float> kv_scale;
@@ -307,7 +309,10 @@ public:
   /// Decode attention. q: [B, H, R + P] (or the pair q_nope [B, H, R], q_pe
   /// [B, H, P]), f16 or bf16, unit last stride. kv_cache: [num_pages,
   /// page_size, R + P] or [num_pages, page_size, 1, R + P] in q's dtype, unit
-  /// last stride. Writes o [B, H, R] (q's dtype) and lse [B, H] (f32, or q's
+  /// last stride (kv_cache_dtype "fp8": e4m3 codes; "fp8_ds_mla": rows of
+  /// dsMlaTokenBytes(R, P) = 656 bytes, u8 or fp8e4m3, 4-byte aligned with
+  /// page and token strides in multiples of 4 bytes; see KvCacheFormat).
+  /// Writes o [B, H, R] (q's dtype) and lse [B, H] (f32, or q's
   /// dtype with LseDType::Query), any strides with a unit last one for o.
   /// seq_lens[b] == 0 gives o = 0, lse = -inf. `stream`: a CUstream.
   ///
@@ -541,12 +546,13 @@ private:
   /// shared memory cannot hold its stage 1 (fittingTokenBlock).
   int deviceTokenBlock(int64_t rows) const {
     if (warpgroupTiles && headBlock(rows) == kWarpgroupHeadBlock)
-      return kvFp8 ? kFp8WarpgroupTokenBlock : kTokenBlock;
+      return kvFormat != KvCacheFormat::Native ? kFp8WarpgroupTokenBlock
+                                               : kTokenBlock;
     if (!deviceSharedBytes)
       return kTokenBlock;
     return fittingTokenBlock(deviceSharedBytes, headBlock(rows),
                              opts.stages ? opts.stages : kStages, rank, rope,
-                             kvFp8 ? 1 : 2);
+                             kvFormat);
   }
   /// Stage 1 with a score warpgroup (TritonMLAOptions::scoreWarpgroup):
   /// where a head block's scores are owned by one warpgroup.
@@ -601,8 +607,8 @@ private:
   int64_t wsPartialRows = 1;
   int numSMs = 132;
   bool warpgroupTiles = false; ///< the device runs wgmma (sm_90a)
-  /// kv_cache_dtype "fp8" / "fp8_e4m3": the cache holds e4m3 codes.
-  bool kvFp8 = false;
+  /// What kv_cache_dtype makes of the cache's rows.
+  KvCacheFormat kvFormat = KvCacheFormat::Native;
   /// A program's shared memory on the device; 0: unknown (no device).
   int64_t deviceSharedBytes = 0;
   std::unique_ptr<DeviceBuffer> workspace, lseScratch;
