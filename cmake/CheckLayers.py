@@ -68,7 +68,12 @@ def check_includes(components, name, allowed, errors):
 
 def check_folder(components, name, folder, allowed, errors):
     home = components[name]['folders'][0]
-    for root, _, files in os.walk(folder):
+    # A folder nested in this one that another component calls home (the C
+    # ABI's runtime/capi inside runtime/) is that component's to check.
+    others = {c['folders'][0] for other, c in components.items()
+              if other != name}
+    for root, dirs, files in os.walk(folder):
+        dirs[:] = [d for d in dirs if os.path.join(root, d) not in others]
         for file in sorted(files):
             if not file.endswith(('.cpp', '.h')):
                 continue

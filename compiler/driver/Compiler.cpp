@@ -436,6 +436,20 @@ bool runPipeline(const SourceFile &file, const CompileOptions &options,
 }
 } // namespace
 
+std::optional<EmitStage> parseEmitStage(const std::string &name) {
+  static const std::pair<const char *, EmitStage> stages[] = {
+      {"ast", EmitStage::AST},
+      {"tile", EmitStage::Tile},
+      {"tile-gpu", EmitStage::TileGPU},
+      {"llvm-mlir", EmitStage::LLVMMLIR},
+      {"llvm", EmitStage::LLVMIR},
+      {"ptx", EmitStage::PTX}};
+  for (auto [stageName, stage] : stages)
+    if (name == stageName)
+      return stage;
+  return std::nullopt;
+}
+
 bool emitStage(const SourceFile &file, const CompileOptions &options,
                EmitStage stage, std::string &out, std::string &errs) {
   llvm::raw_string_ostream outStream(out), errStream(errs);

@@ -36,6 +36,24 @@ DeviceBuffer::DeviceBuffer(DeviceBuffer &&other) noexcept
   other.bytes = 0;
 }
 
+HostMemoryLoan::HostMemoryLoan(const void *data, size_t bytes)
+    : data(data), bytes(bytes) {
+  if (!isInterpreterMode())
+    throw Error("HostMemoryLoan: host memory reaches kernels only in "
+                "interpreter mode (TILEMLA_INTERPRET=1)");
+  host::lend(data, bytes);
+}
+
+HostMemoryLoan::~HostMemoryLoan() {
+  if (data)
+    host::endLoan(data, bytes);
+}
+
+HostMemoryLoan::HostMemoryLoan(HostMemoryLoan &&other) noexcept
+    : data(other.data), bytes(other.bytes) {
+  other.data = nullptr;
+}
+
 static void checkRange(size_t count, size_t bytes, const char *what) {
   if (count > bytes)
     throw Error(fmt::format("{} of {} bytes exceeds the {}-byte buffer", what,

@@ -11,6 +11,8 @@ namespace {
 struct Registry {
   std::mutex mutex;
   std::map<const char *, size_t> buffers; ///< start -> size
+  /// The caller's memory, lent for a while (start -> size; few at once).
+  std::multimap<const char *, size_t> loans;
 };
 
 Registry &registry() {
@@ -40,16 +42,35 @@ void release(void *data) {
   std::free(data);
 }
 
+void lend(const void *data, size_t bytes) {
+  std::lock_guard<std::mutex> lock(registry().mutex);
+  registry().loans.emplace(static_cast<const char *>(data), bytes);
+}
+
+void endLoan(const void *data, size_t bytes) {
+  std::lock_guard<std::mutex> lock(registry().mutex);
+  auto [first, last] =
+      registry().loans.equal_range(static_cast<const char *>(data));
+  for (auto it = first; it != last; ++it)
+    if (it->second == bytes) {
+      registry().loans.erase(it);
+      return;
+    }
+}
+
 std::optional<size_t> bytesAfter(const void *address) {
   const char *p = static_cast<const char *>(address);
   std::lock_guard<std::mutex> lock(registry().mutex);
   auto &buffers = registry().buffers;
   auto it = buffers.upper_bound(p);
-  if (it == buffers.begin())
-    return std::nullopt;
-  --it;
-  if (p > it->first + it->second)
-    return std::nullopt;
-  return size_t(it->first + it->second - p);
+  if (it != buffers.begin() &&
+      p <= std::prev(it)->first + std::prev(it)->second)
+    return size_t(std::prev(it)->first + std::prev(it)->second - p);
+  // Loans may overlap: the one reaching furthest past p.
+  std::optional<size_t> furthest;
+  for (auto &[start, size] : registry().loans)
+    if (start <= p && p <= start + size)
+      furthest = std::max(furthest.value_or(0), size_t(start + size - p));
+  return furthest;
 }
 } // namespace tilemla::host

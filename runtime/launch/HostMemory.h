@@ -16,7 +16,13 @@ namespace tilemla::host {
 /// `bytes` of host memory, 256-byte aligned; null when there is none.
 void *allocate(size_t bytes);
 void release(void *data);
-/// Bytes from `address` to the end of the registered buffer containing it.
+/// Registers (lend) or unregisters (endLoan) the caller's memory
+/// [data, data + bytes) as a buffer kernels may reach (HostMemoryLoan).
+/// Loans may overlap each other and be made more than once.
+void lend(const void *data, size_t bytes);
+void endLoan(const void *data, size_t bytes);
+/// Bytes from `address` to the end of the registered buffer (or the
+/// furthest-reaching loan) containing it.
 std::optional<size_t> bytesAfter(const void *address);
 } // namespace tilemla::host
 

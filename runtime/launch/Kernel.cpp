@@ -461,6 +461,34 @@ void Kernel::prepare(
     launches[i].first.impl->get(context, specs[i]); // loads what was compiled
 }
 
+std::string Kernel::emit(const std::string &stage,
+                         const std::string &arch) const {
+  std::optional<EmitStage> stop = parseEmitStage(stage);
+  if (!stop)
+    throw Error(fmt::format("stage: expected ast, tile, tile-gpu, llvm-mlir, "
+                            "llvm or ptx, got '{}'",
+                            stage));
+  CompileOptions options;
+  options.defines = impl->request.constexprs;
+  options.numWarps = impl->request.numWarps;
+  if (!arch.empty()) {
+    std::optional<GpuTarget> target = GpuTarget::parse(arch);
+    if (!target)
+      throw Error(fmt::format("arch: unknown target '{}' (known: {})", arch,
+                              GpuTarget::knownNames()));
+    options.target = *target;
+  } else if (impl->target) {
+    options.target = *impl->target;
+  } else if (!isInterpreterMode() && tilemla::isGpuAvailable()) {
+    options.target = currentTarget();
+  }
+  std::string out, errs;
+  if (!emitStage(SourceFile(impl->request.sourcePath, impl->request.sourceText),
+                 options, *stop, out, errs))
+    throw Error(errs);
+  return out;
+}
+
 KernelInfo Kernel::info() const {
   const LoadedKernel &loaded = impl->latestOrDefault(currentContext());
   const runtime::Artifact &artifact = *loaded.artifact;

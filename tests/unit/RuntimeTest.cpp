@@ -98,6 +98,36 @@ TEST(RuntimeTest, UnknownEmbeddedKernelListsTheKnownOnes) {
   EXPECT_THROW(Kernel::fromEmbedded("examples/softmax", {}, {3, ""}), Error);
 }
 
+TEST(RuntimeTest, EmitGivesEachStageWithoutAGpu) {
+  Kernel kernel =
+      Kernel::fromEmbedded("examples/vector_add", {{"BLOCK", "128"}});
+  EXPECT_NE(kernel.emit("ptx", "sm_80").find(".target sm_80"),
+            std::string::npos);
+  EXPECT_NE(kernel.emit("tile").find("tile.load"), std::string::npos);
+  EXPECT_NE(kernel.emit("ast").find("vector_add"), std::string::npos);
+  try {
+    kernel.emit("sass");
+    ADD_FAILURE() << "no error for an unknown stage";
+  } catch (const Error &e) {
+    EXPECT_EQ(std::string(e.what()), "stage: expected ast, tile, tile-gpu, "
+                                     "llvm-mlir, llvm or ptx, got 'sass'");
+  }
+  Kernel broken = Kernel::fromSource("broken.tile", "kernel k() { x = ; }");
+  try {
+    broken.emit("tile");
+    ADD_FAILURE() << "no error for a syntax error";
+  } catch (const Error &e) {
+    EXPECT_EQ(std::string(e.what()).rfind("broken.tile:1:", 0), 0u) << e.what();
+  }
+}
+
+TEST(RuntimeTest, HostMemoryReachesKernelsOnlyInterpreted) {
+  if (isInterpreterMode())
+    GTEST_SKIP() << "interpreted: loans are allowed (tests/capi)";
+  float values[4] = {};
+  EXPECT_THROW(HostMemoryLoan(values, sizeof values), Error);
+}
+
 TEST(RuntimeTest, TensorArgCarriesItsShape) {
   alignas(16) static char memory[64];
   KernelArg arg = KernelArg::tensor(memory, 3, 5, 8);

@@ -172,6 +172,15 @@ public:
   /// (compiling the default one if there was no launch yet).
   KernelInfo info() const;
 
+  /// The kernel's code after a stage of the compiler, as `tilec --emit=`
+  /// prints it ("ast", "tile", "tile-gpu", "llvm-mlir", "llvm", "ptx"),
+  /// specialized on its constexprs alone (no argument facts), for `arch`
+  /// (empty: KernelOptions::arch, else the current device's target, else
+  /// sm_90a where no GPU is present). Compiled on the host; nothing is
+  /// loaded or cached. Throws with the compiler's diagnostics.
+  std::string emit(const std::string &stage,
+                   const std::string &arch = "") const;
+
   struct Impl;
 
 private:
@@ -220,6 +229,23 @@ public:
 
 private:
   unsigned long long address = 0;
+  size_t bytes = 0;
+};
+
+/// Interpreter mode (TILEMLA_INTERPRET=1) only: while it lives, kernels
+/// may read and write the caller's host memory [data, data + bytes) (a
+/// NumPy array, a C array) as they do a DeviceBuffer's, bounds-checked.
+/// Throws outside interpreter mode: a GPU reads device memory.
+class TILEMLA_API HostMemoryLoan {
+public:
+  HostMemoryLoan(const void *data, size_t bytes);
+  ~HostMemoryLoan();
+  HostMemoryLoan(const HostMemoryLoan &) = delete;
+  HostMemoryLoan &operator=(const HostMemoryLoan &) = delete;
+  HostMemoryLoan(HostMemoryLoan &&other) noexcept;
+
+private:
+  const void *data = nullptr;
   size_t bytes = 0;
 };
 

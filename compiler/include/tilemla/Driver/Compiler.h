@@ -26,6 +26,9 @@ class raw_ostream;
 namespace tilemla {
 /// Where `tilec --emit=` stops.
 enum class EmitStage { AST, Tile, TileGPU, LLVMMLIR, LLVMIR, PTX };
+/// A stage by its `tilec --emit=` name: "ast", "tile", "tile-gpu",
+/// "llvm-mlir", "llvm" or "ptx"; none for another name.
+TILEMLA_API std::optional<EmitStage> parseEmitStage(const std::string &name);
 
 /// What one runtime argument of a launch is known to satisfy; the runtime
 /// compiles a specialization per combination, as Triton does.

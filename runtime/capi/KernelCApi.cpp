@@ -1,0 +1,132 @@
+//===- KernelCApi.cpp - Kernel behind the C ABI ---------------------------===//
+#include "CApiSupport.h"
+
+#include "tilemla/Runtime.h"
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <string_view>
+
+using namespace tilemla;
+using namespace tilemla::capi;
+
+struct tilemla_kernel {
+  Kernel kernel;
+};
+
+namespace {
+/// args[i] as a KernelArg (its CPU tensor lent to the launch).
+KernelArg kernelArg(const tilemla_arg &arg, size_t i, CallLoans &loans) {
+  const std::string name = fmt::format("args[{}]", i);
+  KernelArg out = KernelArg::i32(0);
+  switch (arg.kind) {
+  case TILEMLA_ARG_POINTER:
+    out = KernelArg::pointer(arg.value.pointer);
+    break;
+  case TILEMLA_ARG_I32:
+    out = KernelArg::i32(arg.value.i32);
+    break;
+  case TILEMLA_ARG_I64:
+    out = KernelArg::i64(arg.value.i64);
+    break;
+  case TILEMLA_ARG_F32:
+    out = KernelArg::f32(arg.value.f32);
+    break;
+  case TILEMLA_ARG_BOOL:
+    out = KernelArg::boolean(arg.value.boolean != 0);
+    break;
+  case TILEMLA_ARG_TENSOR:
+    requireNonNull(arg.value.tensor, (name + ".value.tensor").c_str());
+    out = KernelArg::pointer(dataOf(name.c_str(), *arg.value.tensor));
+    loans.add(*arg.value.tensor);
+    break;
+  case TILEMLA_ARG_TENSOR_DESC: {
+    const DLTensor *t = arg.value.tensor;
+    requireNonNull(t, (name + ".value.tensor").c_str());
+    if (t->ndim != 2 || (t->strides && t->strides[1] != 1))
+      throw ArgumentError(fmt::format(
+          "{}: a tensor descriptor is 2-D with a unit last stride", name));
+    out = KernelArg::tensor(dataOf(name.c_str(), *t), t->shape[0], t->shape[1],
+                            t->strides ? t->strides[0] : t->shape[1]);
+    loans.add(*t);
+    break;
+  }
+  default:
+    throw ArgumentError(
+        fmt::format("{}.kind: {} is not a tilemla_arg_kind", name, arg.kind));
+  }
+  return arg.unspecialized ? out.unspecialized() : out;
+}
+} // namespace
+
+extern "C" {
+tilemla_status tilemla_kernel_create(const char *path, const char *source,
+                                     const tilemla_constexpr *constexprs,
+                                     size_t count, uint32_t num_warps,
+                                     tilemla_kernel **kernel) {
+  return guarded([&] {
+    requireNonNull(kernel, "kernel");
+    *kernel = nullptr;
+    requireNonNull(path, "path");
+    if (count)
+      requireNonNull(constexprs, "constexprs");
+    Kernel::Constexprs values;
+    for (size_t i = 0; i < count; ++i) {
+      if (!constexprs[i].name || !constexprs[i].value)
+        throw ArgumentError(
+            fmt::format("constexprs[{}]: NULL name or value", i));
+      values[constexprs[i].name] = constexprs[i].value;
+    }
+    KernelOptions options;
+    options.numWarps = num_warps;
+    const std::string_view embedded = "embedded:";
+    const std::string where = path;
+    Kernel made = where.rfind(embedded, 0) == 0
+                      ? Kernel::fromEmbedded(where.substr(embedded.size()),
+                                             values, options)
+                  : source ? Kernel::fromSource(where, source, values, options)
+                           : Kernel::fromFile(where, values, options);
+    *kernel = new tilemla_kernel{std::move(made)};
+  });
+}
+
+void tilemla_kernel_destroy(tilemla_kernel *kernel) { delete kernel; }
+
+tilemla_status tilemla_kernel_launch(tilemla_kernel *kernel,
+                                     const uint32_t grid[3],
+                                     const tilemla_arg *args, size_t count,
+                                     void *stream) {
+  return guarded([&] {
+    requireNonNull(kernel, "kernel");
+    requireNonNull(grid, "grid");
+    if (count)
+      requireNonNull(args, "args");
+    std::vector<KernelArg> launchArgs;
+    launchArgs.reserve(count);
+    CallLoans loans;
+    for (size_t i = 0; i < count; ++i)
+      launchArgs.push_back(kernelArg(args[i], i, loans));
+    kernel->kernel.launch({grid[0], grid[1], grid[2]}, launchArgs, stream);
+  });
+}
+
+tilemla_status tilemla_kernel_emit(tilemla_kernel *kernel, const char *stage,
+                                   const char *arch, char **text) {
+  return guarded([&] {
+    requireNonNull(text, "text");
+    *text = nullptr;
+    requireNonNull(kernel, "kernel");
+    requireNonNull(stage, "stage");
+    const std::string out = kernel->kernel.emit(stage, arch ? arch : "");
+    char *copy = static_cast<char *>(std::malloc(out.size() + 1));
+    if (!copy)
+      throw std::bad_alloc();
+    std::memcpy(copy, out.c_str(), out.size() + 1);
+    *text = copy;
+  });
+}
+
+void tilemla_string_free(char *text) { std::free(text); }
+}
