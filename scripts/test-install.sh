@@ -46,9 +46,10 @@ libdir=$(pkg-config --variable=libdir tilemla)
 "$work/pkg-config-consumer"
 
 echo "== the public headers' closure"
+cflags=$(pkg-config --cflags tilemla)
 # shellcheck disable=SC2086
-headers=$("$cxx" -std=c++17 -M "$consumer/main.cpp" \
-  $(pkg-config --cflags tilemla) | tr -s ' \\' '\n\n' | grep '\.h')
+headers=$("$cxx" -std=c++17 -M "$consumer/main.cpp" $cflags |
+  grep -o '[^ \\]*\.h')
 leaks=$(grep -E '/(llvm|mlir|fmt)/|/llvm-[0-9]+/' <<<"$headers" || true)
 [ -z "$leaks" ] || fail "the public headers include LLVM/MLIR/fmt:"$'\n'"$leaks"
 own=$(grep '/include/tilemla/' <<<"$headers" | xargs readlink -f)
