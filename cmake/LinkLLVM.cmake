@@ -18,6 +18,10 @@ function(tilemla_link_llvm target)
   if(TILEMLA_PORTABLE)
     tilemla_link_llvm_static(${target})
   else()
-    target_link_libraries(${target} PUBLIC MLIR LLVM)
+    # Tools and tests in this tree call LLVM/MLIR themselves; an install's
+    # users see only the public API, and libtilemla finds the shared
+    # libraries through its RUNPATH (cmake/Package.cmake).
+    target_link_libraries(${target} PUBLIC $<BUILD_INTERFACE:MLIR>
+                                           $<BUILD_INTERFACE:LLVM>)
   endif()
 endfunction()

@@ -37,8 +37,7 @@ add_compile_options(-ffunction-sections -fdata-sections)
 # glibc itself loads it for pthread_cancel -- and manylinux allows it.
 add_link_options(-static-libstdc++)
 
-# Installed layout: bin/ finds lib/ relative to itself.
-set(CMAKE_INSTALL_RPATH "$ORIGIN/../lib")
+# bin/ finds lib/ through CMAKE_INSTALL_RPATH ($ORIGIN/../lib, both builds).
 set(CMAKE_BUILD_WITH_INSTALL_RPATH OFF)
 # `cmake --install build-portable` strips what it installs (as --strip does):
 # the install folder is what travels to the GPU machine. This rule comes
