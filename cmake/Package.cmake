@@ -24,6 +24,10 @@ set(TILEMLA_INSTALL_PKGCONFIGDIR ${TILEMLA_INSTALL_LIBDIR}/pkgconfig)
 install(FILES ${PROJECT_SOURCE_DIR}/compiler/include/tilemla/Export.h
               ${PROJECT_SOURCE_DIR}/runtime/include/tilemla/Runtime.h
         DESTINATION ${TILEMLA_INSTALL_INCLUDEDIR}/tilemla)
+# The C ABI: C, over DLPack's dlpack.h (Debian's libdlpack-dev; a C user
+# brings their own copy of that header, as every DLPack user does).
+install(FILES ${PROJECT_SOURCE_DIR}/runtime/capi/include/tilemla/tilemla_c.h
+        DESTINATION ${TILEMLA_INSTALL_INCLUDEDIR}/tilemla)
 install(FILES ${PROJECT_SOURCE_DIR}/compiler/include/tilemla/Support/GpuTarget.h
         DESTINATION ${TILEMLA_INSTALL_INCLUDEDIR}/tilemla/Support)
 install(FILES ${PROJECT_SOURCE_DIR}/kernels/mla/include/tilemla/mla/TritonMLA.h

@@ -3,7 +3,8 @@
 # only when something is missing. Safe to run repeatedly.
 set -euo pipefail
 packages=(cmake g++ llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
-          libzstd-dev zlib1g-dev libfmt-dev libgtest-dev libdlpack-dev python3)
+          libzstd-dev zlib1g-dev libfmt-dev libgtest-dev libdlpack-dev python3 python3-dev
+          python3-venv pkg-config)
 # --fuzz: also clang-22 and its runtimes (libFuzzer, ASan, UBSan) for
 # scripts/fuzz.sh.
 if [ "${1:-}" = "--fuzz" ]; then

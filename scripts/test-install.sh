@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds tests/install against an install of a build folder (default build/),
 # as a C++ user would, and runs it: once with find_package(tilemla), once
-# with a plain compile and link from `pkg-config --cflags --libs tilemla`.
+# with a plain compile and link from `pkg-config --cflags --libs tilemla`;
+# then the C ABI's test program (tests/capi), built as a C user would.
 # The install is made in one folder and used from another (it must move),
 # and the consumer's headers must come from it, with none of LLVM, MLIR or
 # fmt among them. The CTest `install-consumer` runs this on build/.
@@ -44,6 +45,13 @@ libdir=$(pkg-config --variable=libdir tilemla)
 "$cxx" -std=c++17 -O1 "$consumer/main.cpp" $flags -Wl,-rpath,"$libdir" \
   -o "$work/pkg-config-consumer"
 "$work/pkg-config-consumer"
+
+echo "== the C ABI from C (tests/capi/CApiTest.c) with pkg-config"
+# shellcheck disable=SC2086 # the flags are words
+"${CC:-cc}" -std=c99 -D_POSIX_C_SOURCE=200112L -O1 \
+  "$source_dir/tests/capi/CApiTest.c" $flags -lm -Wl,-rpath,"$libdir" \
+  -o "$work/c-consumer"
+TILEMLA_CACHE=off "$work/c-consumer"
 
 echo "== the public headers' closure"
 cflags=$(pkg-config --cflags tilemla)

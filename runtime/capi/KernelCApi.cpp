@@ -14,6 +14,9 @@ using namespace tilemla::capi;
 
 struct tilemla_kernel {
   Kernel kernel;
+  /// tilemla_kernel_parameters' answer, made on its first call.
+  std::vector<std::string> parameterTypes;
+  std::vector<const char *> parameterNames;
 };
 
 namespace {
@@ -88,11 +91,27 @@ tilemla_status tilemla_kernel_create(const char *path, const char *source,
                                              values, options)
                   : source ? Kernel::fromSource(where, source, values, options)
                            : Kernel::fromFile(where, values, options);
-    *kernel = new tilemla_kernel{std::move(made)};
+    *kernel = new tilemla_kernel{std::move(made), {}, {}};
   });
 }
 
 void tilemla_kernel_destroy(tilemla_kernel *kernel) { delete kernel; }
+
+tilemla_status tilemla_kernel_parameters(tilemla_kernel *kernel, size_t *count,
+                                         const char *const **types) {
+  return guarded([&] {
+    requireNonNull(kernel, "kernel");
+    requireNonNull(count, "count");
+    requireNonNull(types, "types");
+    if (kernel->parameterNames.empty()) {
+      kernel->parameterTypes = kernel->kernel.parameterTypes();
+      for (const std::string &type : kernel->parameterTypes)
+        kernel->parameterNames.push_back(type.c_str());
+    }
+    *count = kernel->parameterNames.size();
+    *types = kernel->parameterNames.data();
+  });
+}
 
 tilemla_status tilemla_kernel_launch(tilemla_kernel *kernel,
                                      const uint32_t grid[3],

@@ -489,6 +489,13 @@ std::string Kernel::emit(const std::string &stage,
   return out;
 }
 
+std::vector<std::string> Kernel::parameterTypes() const {
+  std::vector<std::string> types;
+  for (const KernelParam &param : impl->getInterpreted().getParams())
+    types.push_back(toString(param));
+  return types;
+}
+
 KernelInfo Kernel::info() const {
   const LoadedKernel &loaded = impl->latestOrDefault(currentContext());
   const runtime::Artifact &artifact = *loaded.artifact;

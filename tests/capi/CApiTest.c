@@ -356,6 +356,14 @@ static void test_kernels(void) {
     wrong += out[i] != x[i] + y[i];
   CHECK(wrong == 0);
 
+  size_t params = 0;
+  const char *const *types = NULL;
+  CHECK(tilemla_kernel_parameters(kernel, &params, &types) == TILEMLA_OK);
+  CHECK(params == 4 && strcmp(types[0], "*f32") == 0 &&
+        strcmp(types[3], "i32") == 0);
+  EXPECT_ERROR(tilemla_kernel_parameters(kernel, NULL, &types),
+               TILEMLA_ERROR_INVALID_ARGUMENT, "count: NULL");
+
   char *text = NULL;
   CHECK(tilemla_kernel_emit(kernel, "ptx", "sm_80", &text) == TILEMLA_OK);
   CHECK(text && strstr(text, ".entry vector_add") &&

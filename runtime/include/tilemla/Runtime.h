@@ -181,6 +181,12 @@ public:
   std::string emit(const std::string &stage,
                    const std::string &arch = "") const;
 
+  /// The runtime parameters a launch passes, in order, as KernelInfo::params
+  /// writes them ("*f32", "i32", "desc<bf16>"; no TMA details), read from
+  /// the kernel's specialized tile IR: no GPU needed. Throws with the
+  /// compiler's diagnostics.
+  std::vector<std::string> parameterTypes() const;
+
   struct Impl;
 
 private:

@@ -172,6 +172,13 @@ typedef struct tilemla_arg {
   } value;
 } tilemla_arg;
 
+/** The parameters a launch passes, in order: *count of them, (*types)[i]
+ *  as "*f32", "i32", "i64", "f32", "i1" or "desc<bf16>" (owned by the
+ *  kernel, valid until it is destroyed). Parses the source; no GPU needed. */
+TILEMLA_API tilemla_status tilemla_kernel_parameters(tilemla_kernel *kernel,
+                                                     size_t *count,
+                                                     const char *const **types);
+
 /** Launches grid[0] x grid[1] x grid[2] programs on `stream`, compiling
  *  and loading on first use; the arguments are checked against the
  *  kernel's parameters. */

@@ -1,0 +1,316 @@
+//===- Module.cpp - tilemla._tilemla: the C ABI for Python ----------------===//
+//
+// A thin nanobind layer over tilemla_c.h: arrays arrive as nanobind
+// ndarrays (any DLPack producer: torch, CuPy, JAX, NumPy), zero-copy, and
+// go to the C ABI as DLTensors; a failed status becomes tilemla.Error with
+// the library's message. Everything Pythonic (the seed's signatures,
+// output allocation, the current torch stream) is in python/tilemla/*.py.
+//
+//===----------------------------------------------------------------------===//
+#include "tilemla/tilemla_c.h"
+
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace nb = nanobind;
+
+namespace {
+using Array = nb::ndarray<>;
+
+/// Raised for every failed call (a RuntimeError).
+nb::object errorType;
+
+void check(tilemla_status status) {
+  if (status != TILEMLA_OK) {
+    PyErr_SetString(errorType.ptr(), tilemla_last_error());
+    throw nb::python_error();
+  }
+}
+
+/// An ndarray as a DLTensor (its shape and strides stay the ndarray's).
+DLTensor dlTensor(const Array &array) {
+  DLTensor t{};
+  t.data = array.data_handle();
+  t.device.device_type = DLDeviceType(array.device_type());
+  t.device.device_id = array.device_id();
+  t.ndim = int32_t(array.ndim());
+  t.dtype.code = array.dtype().code;
+  t.dtype.bits = array.dtype().bits;
+  t.dtype.lanes = array.dtype().lanes;
+  t.shape = const_cast<int64_t *>(array.shape_ptr());
+  t.strides = const_cast<int64_t *>(array.stride_ptr());
+  t.byte_offset = array.byte_offset();
+  return t;
+}
+
+/// An optional ndarray's DLTensor, and the pointer the C ABI takes.
+struct OptionalTensor {
+  DLTensor tensor{};
+  const DLTensor *pointer = nullptr;
+  explicit OptionalTensor(const std::optional<Array> &array) {
+    if (array) {
+      tensor = dlTensor(*array);
+      pointer = &tensor;
+    }
+  }
+};
+
+tilemla_split_policy splitPolicy(const std::string &name) {
+  if (name == "fixed4")
+    return TILEMLA_SPLIT_FIXED4;
+  if (name == "batch_invariant")
+    return TILEMLA_SPLIT_BATCH_INVARIANT;
+  if (name == "auto")
+    return TILEMLA_SPLIT_AUTO;
+  throw nb::value_error(("split_policy: expected \"fixed4\", "
+                         "\"batch_invariant\" or \"auto\", got \"" +
+                         name + "\"")
+                            .c_str());
+}
+
+/// TritonMLAImpl through the C ABI; tilemla/mla.py gives it the seed's
+/// signature.
+class MlaImpl {
+public:
+  MlaImpl(int64_t numHeads, int64_t headSize, double scale, int64_t numKvHeads,
+          const std::string &kvCacheDtype, int64_t kvLoraRank, int64_t ropeDim,
+          int64_t nopeDim, int64_t vDim, int64_t maxBatch, int32_t maxQueryLen,
+          const std::string &policy, bool lseInQueryDtype, int32_t device,
+          bool checkInputs) {
+    tilemla_mla_config config;
+    tilemla_mla_config_init(&config);
+    config.num_heads = numHeads;
+    config.head_size = headSize;
+    config.scale = scale;
+    config.num_kv_heads = numKvHeads;
+    config.kv_cache_dtype = kvCacheDtype.c_str();
+    config.kv_lora_rank = kvLoraRank;
+    config.qk_rope_head_dim = ropeDim;
+    config.qk_nope_head_dim = nopeDim;
+    config.v_head_dim = vDim;
+    config.max_batch = maxBatch;
+    config.max_query_len = maxQueryLen;
+    config.split_policy = splitPolicy(policy);
+    config.lse_in_query_dtype = lseInQueryDtype;
+    config.device = device;
+    config.check_inputs = checkInputs;
+    check(tilemla_mla_create(&config, &impl));
+  }
+  ~MlaImpl() { tilemla_mla_destroy(impl); }
+  MlaImpl(const MlaImpl &) = delete;
+  MlaImpl &operator=(const MlaImpl &) = delete;
+
+  /// One call's arguments as the C ABI takes them.
+  struct Call {
+    DLTensor q, kv, o, blockTable, seqLens;
+    OptionalTensor qPe, lse, scaleTensor;
+    tilemla_decode_metadata md;
+    Call(const Array &qIn, const std::optional<Array> &qPeIn, const Array &kvIn,
+         const Array &bt, const Array &lens, int64_t maxSeqLen,
+         const Array &oIn, const std::optional<Array> &lseIn,
+         std::optional<float> kvScale,
+         const std::optional<Array> &kvScaleTensor)
+        : q(dlTensor(qIn)), kv(dlTensor(kvIn)), o(dlTensor(oIn)),
+          blockTable(dlTensor(bt)), seqLens(dlTensor(lens)), qPe(qPeIn),
+          lse(lseIn), scaleTensor(kvScaleTensor) {
+      tilemla_decode_metadata_init(&md);
+      md.block_table = &blockTable;
+      md.seq_lens = &seqLens;
+      md.max_seq_len = maxSeqLen;
+      md.has_kv_scale = kvScale.has_value();
+      md.kv_scale = kvScale.value_or(0.0f);
+      md.kv_scale_tensor = scaleTensor.pointer;
+    }
+  };
+
+  void forwardDecode(const Array &q, const std::optional<Array> &qPe,
+                     const Array &kv, const Array &blockTable,
+                     const Array &seqLens, int64_t maxSeqLen, const Array &o,
+                     const std::optional<Array> &lse, uintptr_t stream,
+                     std::optional<float> kvScale,
+                     const std::optional<Array> &kvScaleTensor) {
+    Call c(q, qPe, kv, blockTable, seqLens, maxSeqLen, o, lse, kvScale,
+           kvScaleTensor);
+    tilemla_status status;
+    {
+      nb::gil_scoped_release unlocked; // the call queues work, or interprets
+      status = tilemla_mla_forward_decode(impl, &c.q, c.qPe.pointer, &c.kv,
+                                          &c.md, &c.o, c.lse.pointer,
+                                          reinterpret_cast<void *>(stream));
+    }
+    check(status);
+  }
+
+  int32_t precompile(const Array &q, const std::optional<Array> &qPe,
+                     const Array &kv, const Array &blockTable,
+                     const Array &seqLens, int64_t maxSeqLen, const Array &o,
+                     const std::optional<Array> &lse,
+                     std::optional<float> kvScale,
+                     const std::optional<Array> &kvScaleTensor) {
+    Call c(q, qPe, kv, blockTable, seqLens, maxSeqLen, o, lse, kvScale,
+           kvScaleTensor);
+    int32_t sets = 0;
+    tilemla_status status;
+    {
+      nb::gil_scoped_release unlocked;
+      status = tilemla_mla_precompile(impl, &c.q, c.qPe.pointer, &c.kv, &c.md,
+                                      &c.o, c.lse.pointer, &sets);
+    }
+    check(status);
+    return sets;
+  }
+
+private:
+  tilemla_mla_impl *impl = nullptr;
+};
+
+/// A generic kernel through the C ABI; tilemla/kernel.py gives it
+/// `kernel[grid](*args)`.
+class Kernel {
+public:
+  Kernel(const std::string &path, const std::optional<std::string> &source,
+         const std::vector<std::pair<std::string, std::string>> &constexprs,
+         uint32_t numWarps) {
+    std::vector<tilemla_constexpr> values;
+    for (const auto &[name, value] : constexprs)
+      values.push_back({name.c_str(), value.c_str()});
+    check(
+        tilemla_kernel_create(path.c_str(), source ? source->c_str() : nullptr,
+                              values.data(), values.size(), numWarps, &kernel));
+  }
+  ~Kernel() { tilemla_kernel_destroy(kernel); }
+  Kernel(const Kernel &) = delete;
+  Kernel &operator=(const Kernel &) = delete;
+
+  std::vector<std::string> parameterTypes() {
+    size_t count = 0;
+    const char *const *types = nullptr;
+    check(tilemla_kernel_parameters(kernel, &count, &types));
+    return std::vector<std::string>(types, types + count);
+  }
+
+  /// `kinds[i]` (a tilemla_arg_kind) says how to read `values[i]`: an
+  /// ndarray for tensors, an int address for pointers, else a scalar.
+  void launch(std::tuple<uint32_t, uint32_t, uint32_t> grid,
+              const std::vector<int32_t> &kinds,
+              const std::vector<nb::object> &values, uintptr_t stream) {
+    if (kinds.size() != values.size())
+      throw nb::value_error("launch: one kind per value");
+    std::vector<DLTensor> tensors(values.size());
+    std::vector<tilemla_arg> args(values.size());
+    for (size_t i = 0; i < values.size(); ++i) {
+      tilemla_arg &arg = args[i];
+      arg.kind = kinds[i];
+      const nb::handle value = values[i];
+      switch (kinds[i]) {
+      case TILEMLA_ARG_TENSOR:
+      case TILEMLA_ARG_TENSOR_DESC:
+        tensors[i] = dlTensor(nb::cast<Array>(value));
+        arg.value.tensor = &tensors[i];
+        break;
+      case TILEMLA_ARG_POINTER:
+        arg.value.pointer =
+            reinterpret_cast<const void *>(nb::cast<uintptr_t>(value));
+        break;
+      case TILEMLA_ARG_I32:
+        arg.value.i32 = nb::cast<int32_t>(value);
+        break;
+      case TILEMLA_ARG_I64:
+        arg.value.i64 = nb::cast<int64_t>(value);
+        break;
+      case TILEMLA_ARG_F32:
+        arg.value.f32 = nb::cast<float>(value);
+        break;
+      case TILEMLA_ARG_BOOL:
+        arg.value.boolean = nb::cast<bool>(value);
+        break;
+      default:
+        break; // the C ABI names the kind
+      }
+    }
+    const uint32_t dims[3] = {std::get<0>(grid), std::get<1>(grid),
+                              std::get<2>(grid)};
+    tilemla_status status;
+    {
+      nb::gil_scoped_release unlocked;
+      status = tilemla_kernel_launch(kernel, dims, args.data(), args.size(),
+                                     reinterpret_cast<void *>(stream));
+    }
+    check(status);
+  }
+
+  std::string emit(const std::string &stage,
+                   const std::optional<std::string> &arch) {
+    char *text = nullptr;
+    check(tilemla_kernel_emit(kernel, stage.c_str(),
+                              arch ? arch->c_str() : nullptr, &text));
+    std::string out = text;
+    tilemla_string_free(text);
+    return out;
+  }
+
+private:
+  tilemla_kernel *kernel = nullptr;
+};
+} // namespace
+
+NB_MODULE(_tilemla, m) {
+  m.doc() = "tilemla's native layer (the C ABI); use the tilemla package";
+  errorType = nb::borrow(PyErr_NewExceptionWithDoc(
+      "tilemla.Error",
+      "A failed tilemla call: bad arguments (the message names them), "
+      "compile errors (file:line:col), CUDA errors.",
+      PyExc_RuntimeError, nullptr));
+  m.attr("Error") = errorType;
+  m.def("interpreter_mode", [] { return tilemla_interpreter_mode() != 0; });
+  m.attr("ARG_POINTER") = int(TILEMLA_ARG_POINTER);
+  m.attr("ARG_I32") = int(TILEMLA_ARG_I32);
+  m.attr("ARG_I64") = int(TILEMLA_ARG_I64);
+  m.attr("ARG_F32") = int(TILEMLA_ARG_F32);
+  m.attr("ARG_BOOL") = int(TILEMLA_ARG_BOOL);
+  m.attr("ARG_TENSOR") = int(TILEMLA_ARG_TENSOR);
+  m.attr("ARG_TENSOR_DESC") = int(TILEMLA_ARG_TENSOR_DESC);
+
+  nb::class_<MlaImpl>(m, "MlaImpl")
+      .def(nb::init<int64_t, int64_t, double, int64_t, const std::string &,
+                    int64_t, int64_t, int64_t, int64_t, int64_t, int32_t,
+                    const std::string &, bool, int32_t, bool>(),
+           nb::arg("num_heads"), nb::arg("head_size"), nb::arg("scale"),
+           nb::arg("num_kv_heads"), nb::arg("kv_cache_dtype"),
+           nb::arg("kv_lora_rank"), nb::arg("qk_rope_head_dim"),
+           nb::arg("qk_nope_head_dim"), nb::arg("v_head_dim"),
+           nb::arg("max_batch"), nb::arg("max_query_len"),
+           nb::arg("split_policy"), nb::arg("lse_in_query_dtype"),
+           nb::arg("device"), nb::arg("check_inputs"))
+      .def("forward_decode", &MlaImpl::forwardDecode, nb::arg("q"),
+           nb::arg("q_pe").none(), nb::arg("kv_cache"), nb::arg("block_table"),
+           nb::arg("seq_lens"), nb::arg("max_seq_len"), nb::arg("o"),
+           nb::arg("lse").none(), nb::arg("stream"), nb::arg("kv_scale").none(),
+           nb::arg("kv_scale_tensor").none())
+      .def("precompile", &MlaImpl::precompile, nb::arg("q"),
+           nb::arg("q_pe").none(), nb::arg("kv_cache"), nb::arg("block_table"),
+           nb::arg("seq_lens"), nb::arg("max_seq_len"), nb::arg("o"),
+           nb::arg("lse").none(), nb::arg("kv_scale").none(),
+           nb::arg("kv_scale_tensor").none());
+
+  nb::class_<Kernel>(m, "Kernel")
+      .def(nb::init<const std::string &, const std::optional<std::string> &,
+                    const std::vector<std::pair<std::string, std::string>> &,
+                    uint32_t>(),
+           nb::arg("path"), nb::arg("source").none(), nb::arg("constexprs"),
+           nb::arg("num_warps"))
+      .def("parameter_types", &Kernel::parameterTypes)
+      .def("launch", &Kernel::launch, nb::arg("grid"), nb::arg("kinds"),
+           nb::arg("values"), nb::arg("stream"))
+      .def("emit", &Kernel::emit, nb::arg("stage"), nb::arg("arch").none());
+}

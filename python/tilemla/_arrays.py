@@ -1,0 +1,49 @@
+"""What the package needs to know of the caller's arrays: their framework
+(to allocate outputs of the same kind) and torch's current CUDA stream."""
+
+import importlib
+
+
+def framework(array):
+    """'torch', 'numpy', 'cupy', 'jax', ... : the array type's top module."""
+    return type(array).__module__.split(".")[0]
+
+
+def empty_like_framework(reference, shape, dtype=None):
+    """An uninitialized array of `shape` of `reference`'s framework, on its
+    device, of `dtype` (default: reference's)."""
+    kind = framework(reference)
+    if kind == "torch":
+        return reference.new_empty(shape, dtype=dtype or reference.dtype)
+    if kind in ("numpy", "cupy"):
+        xp = importlib.import_module(kind)
+        if kind == "cupy":
+            with reference.device:
+                return xp.empty(shape, dtype=dtype or reference.dtype)
+        return xp.empty(shape, dtype=dtype or reference.dtype)
+    from ._tilemla import Error
+
+    raise Error(
+        f"o: tilemla allocates outputs for torch, NumPy and CuPy arrays, not "
+        f"{type(reference).__name__}; pass o (and lse) yourself")
+
+
+def float32_of(reference):
+    """float32 in `reference`'s framework."""
+    kind = framework(reference)
+    return importlib.import_module(kind).float32 if kind in (
+        "torch", "numpy", "cupy") else None
+
+
+def current_stream(arrays, stream):
+    """`stream` as an int handle; None: torch's current stream on the first
+    CUDA tensor's device when torch tensors come in, else 0 (the legacy
+    default stream)."""
+    if stream is not None:
+        return int(getattr(stream, "cuda_stream", stream))
+    for array in arrays:
+        if array is not None and framework(array) == "torch" and array.is_cuda:
+            import torch
+
+            return int(torch.cuda.current_stream(array.device).cuda_stream)
+    return 0
