@@ -129,6 +129,12 @@ TritonMLAImpl::plan(const DecodeCall &call) {
     checkCache({dtype});
   const int kvScaleMode = checkKvScale(metadata);
   checkUnitLastStride("kv_cache", kv);
+  // p times a tile's scale (about its largest value / 448) would often fall
+  // below f16's normal range; bf16 has f32's.
+  if (dsMla && dtype != DType::BF16)
+    throw Error(fmt::format("{}: an fp8_ds_mla cache takes bf16 queries, "
+                            "got {}",
+                            qName, dtypeName(dtype)));
   // Stage 1 reads an fp8_ds_mla token's scales as f32 and its rope as bf16
   // at the token's byte offset / 4 and / 2.
   if (dsMla && (kv.strides[0] % 4 != 0 || kv.strides[1] % 4 != 0))

@@ -25,20 +25,24 @@
 namespace nb = nanobind;
 
 namespace {
+/// What the kernels write (o, lse, a kernel's arguments), and what they
+/// only read (read-only arrays welcome).
 using Array = nb::ndarray<>;
+using Input = nb::ndarray<nb::ro>;
 
-/// Raised for every failed call (a RuntimeError).
-nb::object errorType;
+/// Raised for every failed call (a RuntimeError). Kept for the process's
+/// life: the module holds its reference and nothing releases it.
+PyObject *errorType = nullptr;
 
 void check(tilemla_status status) {
   if (status != TILEMLA_OK) {
-    PyErr_SetString(errorType.ptr(), tilemla_last_error());
+    PyErr_SetString(errorType, tilemla_last_error());
     throw nb::python_error();
   }
 }
 
 /// An ndarray as a DLTensor (its shape and strides stay the ndarray's).
-DLTensor dlTensor(const Array &array) {
+template <typename ArrayType> DLTensor dlTensor(const ArrayType &array) {
   DLTensor t{};
   t.data = array.data_handle();
   t.device.device_type = DLDeviceType(array.device_type());
@@ -57,7 +61,8 @@ DLTensor dlTensor(const Array &array) {
 struct OptionalTensor {
   DLTensor tensor{};
   const DLTensor *pointer = nullptr;
-  explicit OptionalTensor(const std::optional<Array> &array) {
+  template <typename ArrayType>
+  explicit OptionalTensor(const std::optional<ArrayType> &array) {
     if (array) {
       tensor = dlTensor(*array);
       pointer = &tensor;
@@ -115,11 +120,11 @@ public:
     DLTensor q, kv, o, blockTable, seqLens;
     OptionalTensor qPe, lse, scaleTensor;
     tilemla_decode_metadata md;
-    Call(const Array &qIn, const std::optional<Array> &qPeIn, const Array &kvIn,
-         const Array &bt, const Array &lens, int64_t maxSeqLen,
+    Call(const Input &qIn, const std::optional<Input> &qPeIn, const Input &kvIn,
+         const Input &bt, const Input &lens, int64_t maxSeqLen,
          const Array &oIn, const std::optional<Array> &lseIn,
          std::optional<float> kvScale,
-         const std::optional<Array> &kvScaleTensor)
+         const std::optional<Input> &kvScaleTensor)
         : q(dlTensor(qIn)), kv(dlTensor(kvIn)), o(dlTensor(oIn)),
           blockTable(dlTensor(bt)), seqLens(dlTensor(lens)), qPe(qPeIn),
           lse(lseIn), scaleTensor(kvScaleTensor) {
@@ -133,12 +138,12 @@ public:
     }
   };
 
-  void forwardDecode(const Array &q, const std::optional<Array> &qPe,
-                     const Array &kv, const Array &blockTable,
-                     const Array &seqLens, int64_t maxSeqLen, const Array &o,
+  void forwardDecode(const Input &q, const std::optional<Input> &qPe,
+                     const Input &kv, const Input &blockTable,
+                     const Input &seqLens, int64_t maxSeqLen, const Array &o,
                      const std::optional<Array> &lse, uintptr_t stream,
                      std::optional<float> kvScale,
-                     const std::optional<Array> &kvScaleTensor) {
+                     const std::optional<Input> &kvScaleTensor) {
     Call c(q, qPe, kv, blockTable, seqLens, maxSeqLen, o, lse, kvScale,
            kvScaleTensor);
     tilemla_status status;
@@ -151,12 +156,12 @@ public:
     check(status);
   }
 
-  int32_t precompile(const Array &q, const std::optional<Array> &qPe,
-                     const Array &kv, const Array &blockTable,
-                     const Array &seqLens, int64_t maxSeqLen, const Array &o,
+  int32_t precompile(const Input &q, const std::optional<Input> &qPe,
+                     const Input &kv, const Input &blockTable,
+                     const Input &seqLens, int64_t maxSeqLen, const Array &o,
                      const std::optional<Array> &lse,
                      std::optional<float> kvScale,
-                     const std::optional<Array> &kvScaleTensor) {
+                     const std::optional<Input> &kvScaleTensor) {
     Call c(q, qPe, kv, blockTable, seqLens, maxSeqLen, o, lse, kvScale,
            kvScaleTensor);
     int32_t sets = 0;
@@ -206,6 +211,8 @@ public:
               const std::vector<nb::object> &values, uintptr_t stream) {
     if (kinds.size() != values.size())
       throw nb::value_error("launch: one kind per value");
+    // The ndarrays own their DLTensors' shapes: kept until the launch ends.
+    std::vector<Array> arrays(values.size());
     std::vector<DLTensor> tensors(values.size());
     std::vector<tilemla_arg> args(values.size());
     for (size_t i = 0; i < values.size(); ++i) {
@@ -215,7 +222,8 @@ public:
       switch (kinds[i]) {
       case TILEMLA_ARG_TENSOR:
       case TILEMLA_ARG_TENSOR_DESC:
-        tensors[i] = dlTensor(nb::cast<Array>(value));
+        arrays[i] = nb::cast<Array>(value);
+        tensors[i] = dlTensor(arrays[i]);
         arg.value.tensor = &tensors[i];
         break;
       case TILEMLA_ARG_POINTER:
@@ -266,12 +274,12 @@ private:
 
 NB_MODULE(_tilemla, m) {
   m.doc() = "tilemla's native layer (the C ABI); use the tilemla package";
-  errorType = nb::borrow(PyErr_NewExceptionWithDoc(
+  errorType = PyErr_NewExceptionWithDoc(
       "tilemla.Error",
       "A failed tilemla call: bad arguments (the message names them), "
       "compile errors (file:line:col), CUDA errors.",
-      PyExc_RuntimeError, nullptr));
-  m.attr("Error") = errorType;
+      PyExc_RuntimeError, nullptr);
+  m.attr("Error") = nb::handle(errorType);
   m.def("interpreter_mode", [] { return tilemla_interpreter_mode() != 0; });
   m.attr("ARG_POINTER") = int(TILEMLA_ARG_POINTER);
   m.attr("ARG_I32") = int(TILEMLA_ARG_I32);

@@ -37,6 +37,8 @@ def rng():
 @pytest.mark.parametrize("policy", ["fixed4", "auto", "batch_invariant"])
 def test_decode_allocates_outputs_like_q(rng, policy):
     q, cache, table, lens = make_problem(rng)
+    for array in (q, cache, table, lens):
+        array.setflags(write=False)  # inputs are only read
     o, lse = make_impl(split_policy=policy).forward_decode(
         q, cache, table, lens, max_seq_len=int(lens.max()))
     assert isinstance(o, np.ndarray) and o.dtype == np.float16

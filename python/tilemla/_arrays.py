@@ -9,12 +9,21 @@ def framework(array):
     return type(array).__module__.split(".")[0]
 
 
-def empty_like_framework(reference, shape, dtype=None):
+def empty_like_framework(reference, shape, dtype=None, stream=None):
     """An uninitialized array of `shape` of `reference`'s framework, on its
-    device, of `dtype` (default: reference's)."""
+    device, of `dtype` (default: reference's). torch: allocated on `stream`
+    (an int handle; None: the current one), the stream that will write it,
+    so that torch's caching allocator orders its reuse after that work."""
     kind = framework(reference)
     if kind == "torch":
-        return reference.new_empty(shape, dtype=dtype or reference.dtype)
+        dtype = dtype or reference.dtype
+        if stream is None or not reference.is_cuda:
+            return reference.new_empty(shape, dtype=dtype)
+        import torch
+
+        with torch.cuda.stream(torch.cuda.ExternalStream(
+                stream, device=reference.device)):
+            return reference.new_empty(shape, dtype=dtype)
     if kind in ("numpy", "cupy"):
         xp = importlib.import_module(kind)
         if kind == "cupy":

@@ -16,8 +16,10 @@ from ._arrays import current_stream
 
 _DTYPE_NAMES = {"bfloat16": "bf16", "float16": "f16", "float32": "f32",
                 "int32": "i32", "int64": "i64", "bool": "i1"}
-_SCALAR_KINDS = {"i32": _tilemla.ARG_I32, "i64": _tilemla.ARG_I64,
-                 "f32": _tilemla.ARG_F32, "i1": _tilemla.ARG_BOOL}
+_SCALAR_KINDS = {"i32": (_tilemla.ARG_I32, int),
+                 "i64": (_tilemla.ARG_I64, int),
+                 "f32": (_tilemla.ARG_F32, float),
+                 "i1": (_tilemla.ARG_BOOL, bool)}
 
 
 class desc:
@@ -99,7 +101,9 @@ class Kernel:
                 arg = arg.array if isinstance(arg, desc) else arg
                 kinds.append(_tilemla.ARG_TENSOR_DESC)
             elif kind in _SCALAR_KINDS:
-                kinds.append(_SCALAR_KINDS[kind])
+                code, python_type = _SCALAR_KINDS[kind]
+                kinds.append(code)
+                arg = python_type(arg)  # NumPy scalars, 0/1 for i1
             else:
                 raise _tilemla.Error(f"argument {i}: {kind} scalars cannot be "
                                      f"passed from Python")

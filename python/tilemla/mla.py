@@ -75,18 +75,20 @@ class TritonMLAImpl:
             device=options.device, check_inputs=options.check_inputs)
 
     def _arguments(self, q, kv_cache, block_table, seq_lens, max_seq_len,
-                   o, lse, kv_scale):
-        """The native call's arguments; outputs allocated like q when None."""
+                   o, lse, kv_scale, stream=None):
+        """The native call's arguments; outputs allocated like q when None
+        (on `stream` when one was given)."""
         q_pe = None
         if isinstance(q, (tuple, list)):
             q, q_pe = q
         rows = tuple(q.shape[:-1])  # [B, H] or [B, s_q, H]
         if o is None:
-            o = empty_like_framework(q, rows + (self.kv_lora_rank,))
+            o = empty_like_framework(q, rows + (self.kv_lora_rank,),
+                                     stream=stream)
         if lse is None:
             lse = empty_like_framework(
                 q, rows, None if self.options.lse_dtype == "query"
-                else float32_of(q))
+                else float32_of(q), stream=stream)
         if max_seq_len is None:
             max_seq_len = -1
         scale_value = scale_tensor = None
@@ -113,14 +115,16 @@ class TritonMLAImpl:
         replay of a captured graph reads anew. stream: a CUDA stream (an
         int handle or an object with .cuda_stream); None: torch's current
         stream for torch tensors. Nothing synchronizes the host."""
+        first = q[0] if isinstance(q, (tuple, list)) else q
+        handle = current_stream([first, kv_cache, o], stream)
         args = self._arguments(q, kv_cache, block_table, seq_lens,
-                               max_seq_len, o, lse, kv_scale)
+                               max_seq_len, o, lse, kv_scale,
+                               None if stream is None else handle)
         q, q_pe, kv_cache, block_table, seq_lens, max_seq_len, o, lse, \
             scale_value, scale_tensor = args
         self._native.forward_decode(
             q, q_pe, kv_cache, block_table, seq_lens, max_seq_len, o, lse,
-            current_stream([q, kv_cache, o], stream), scale_value,
-            scale_tensor)
+            handle, scale_value, scale_tensor)
         return o, lse
 
     def precompile(self, q, kv_cache, block_table, seq_lens, max_seq_len=None,

@@ -8,6 +8,8 @@
 namespace tilemla::capi {
 namespace {
 thread_local std::string lastError;
+/// Set when even the message could not be stored (no memory for it).
+thread_local const char *unstoredError = nullptr;
 
 // DLPack 1.x's code for float8_e4m3fn (torch.float8_e4m3fn); the 0.6 header
 // Debian ships predates the fp8 codes.
@@ -48,9 +50,52 @@ mla::DType dtypeOf(const char *name, DLDataType type, mla::DType bytesAs) {
 }
 } // namespace
 
-tilemla_status setResult(tilemla_status status, const std::string &message) {
-  lastError = message;
+tilemla_status setResult(tilemla_status status,
+                         const std::string &message) noexcept {
+  try {
+    lastError = message;
+    unstoredError = nullptr;
+  } catch (...) {
+    unstoredError = status == TILEMLA_OK ? nullptr
+                                         : "out of host memory (the error's "
+                                           "message could not be stored)";
+    lastError.clear();
+  }
   return status;
+}
+
+void checkShape(const char *name, const DLTensor &tensor) {
+  if (tensor.ndim < 0 || (tensor.ndim > 0 && !tensor.shape))
+    throw ArgumentError(
+        fmt::format("{}: ndim {} without a shape", name, tensor.ndim));
+}
+
+std::optional<std::string> elementName(DLDataType type) {
+  if (type.lanes != 1)
+    return std::nullopt;
+  switch (type.code) {
+  case kDLFloat:
+    if (type.bits == 16)
+      return "f16";
+    if (type.bits == 32)
+      return "f32";
+    break;
+  case kDLBfloat:
+    if (type.bits == 16)
+      return "bf16";
+    break;
+  case kDLInt:
+    if (type.bits == 32)
+      return "i32";
+    if (type.bits == 64)
+      return "i64";
+    break;
+  case kDLFloat8E4M3FN:
+    if (type.bits == 8)
+      return "fp8e4m3";
+    break;
+  }
+  return std::nullopt;
 }
 
 void requireNonNull(const void *pointer, const char *name) {
@@ -92,6 +137,8 @@ void CallLoans::add(const DLTensor &tensor) {
     const int64_t step = tensor.strides ? tensor.strides[i] : stride;
     if (size == 0)
       return; // empty: nothing is read
+    if (size == 1)
+      continue; // its stride is never stepped
     if (step < 0)
       return; // refused by the API's checks before any launch
     extent += (size - 1) * step * element;
@@ -104,9 +151,7 @@ void CallLoans::add(const DLTensor &tensor) {
 mla::TensorView toView(const char *name, const DLTensor *tensor, int device,
                        mla::DType bytesAs) {
   requireNonNull(tensor, name);
-  if (tensor->ndim < 0 || (tensor->ndim > 0 && !tensor->shape))
-    throw ArgumentError(
-        fmt::format("{}: ndim {} without a shape", name, tensor->ndim));
+  checkShape(name, *tensor);
   mla::TensorView view;
   view.data = dataOf(name, *tensor);
   view.dtype = dtypeOf(name, tensor->dtype, bytesAs);
@@ -128,7 +173,9 @@ mla::TensorView toView(const char *name, const DLTensor *tensor, int device,
 using namespace tilemla::capi;
 
 extern "C" {
-const char *tilemla_last_error(void) { return lastError.c_str(); }
+const char *tilemla_last_error(void) {
+  return unstoredError ? unstoredError : lastError.c_str();
+}
 
 const char *tilemla_status_name(tilemla_status status) {
   switch (status) {

@@ -24,8 +24,17 @@ public:
   using std::invalid_argument::invalid_argument;
 };
 
-/// Records `status` and `message` as this thread's last result.
-tilemla_status setResult(tilemla_status status, const std::string &message);
+/// Records `status` and `message` as this thread's last result (without
+/// memory for the message: a fixed one; it never throws).
+tilemla_status setResult(tilemla_status status,
+                         const std::string &message) noexcept;
+
+/// Throws ArgumentError for a negative rank or a rank without a shape.
+void checkShape(const char *name, const DLTensor &tensor);
+
+/// The tile language's name of a tensor's element type ("f32", "bf16",
+/// "fp8e4m3", ...); none for what it has no name for (uint8 among them).
+std::optional<std::string> elementName(DLDataType type);
 
 /// Runs `body`; its exceptions become a status and the thread's message.
 template <typename Body> tilemla_status guarded(Body &&body) noexcept {

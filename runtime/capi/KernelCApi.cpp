@@ -7,6 +7,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <string_view>
 
 using namespace tilemla;
@@ -14,14 +15,55 @@ using namespace tilemla::capi;
 
 struct tilemla_kernel {
   Kernel kernel;
-  /// tilemla_kernel_parameters' answer, made on its first call.
+  /// The parameter types, read on first need (under the mutex: C callers
+  /// may share a kernel between threads).
+  std::mutex mutex;
   std::vector<std::string> parameterTypes;
   std::vector<const char *> parameterNames;
+  bool parametersRead = false;
+
+  const std::vector<std::string> &parameters() {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (!parametersRead) {
+      parameterTypes = kernel.parameterTypes();
+      for (const std::string &type : parameterTypes)
+        parameterNames.push_back(type.c_str());
+      parametersRead = true;
+    }
+    return parameterTypes;
+  }
 };
 
 namespace {
-/// args[i] as a KernelArg (its CPU tensor lent to the launch).
-KernelArg kernelArg(const tilemla_arg &arg, size_t i, CallLoans &loans) {
+/// A tensor for parameter `param` ("*f32", "desc<bf16>", ...) holds its
+/// elements (uint8 stands for fp8 codes).
+void checkElements(const std::string &name, const DLTensor &tensor,
+                   const std::string &param) {
+  if (param.empty())
+    return; // more arguments than parameters: the launch says so
+  const size_t open = param.find('<');
+  const std::string element =
+      param[0] == '*' ? param.substr(1)
+      : open != std::string::npos
+          ? param.substr(open + 1, param.find('>') - open - 1)
+          : param;
+  const std::optional<std::string> got = elementName(tensor.dtype);
+  const bool codes = tensor.dtype.code == kDLUInt && tensor.dtype.bits == 8 &&
+                     tensor.dtype.lanes == 1 && element.rfind("fp8", 0) == 0;
+  if (codes || got == element)
+    return;
+  throw ArgumentError(fmt::format(
+      "{}: a tensor of {} for a {} parameter", name,
+      got ? *got
+          : fmt::format("DLPack dtype (code {}, {} bits)",
+                        int(tensor.dtype.code), int(tensor.dtype.bits)),
+      param));
+}
+
+/// args[i] as a KernelArg for a parameter of type `param` (its CPU tensor
+/// lent to the launch).
+KernelArg kernelArg(const tilemla_arg &arg, size_t i, const std::string &param,
+                    CallLoans &loans) {
   const std::string name = fmt::format("args[{}]", i);
   KernelArg out = KernelArg::i32(0);
   switch (arg.kind) {
@@ -42,12 +84,16 @@ KernelArg kernelArg(const tilemla_arg &arg, size_t i, CallLoans &loans) {
     break;
   case TILEMLA_ARG_TENSOR:
     requireNonNull(arg.value.tensor, (name + ".value.tensor").c_str());
+    checkShape(name.c_str(), *arg.value.tensor);
+    checkElements(name, *arg.value.tensor, param);
     out = KernelArg::pointer(dataOf(name.c_str(), *arg.value.tensor));
     loans.add(*arg.value.tensor);
     break;
   case TILEMLA_ARG_TENSOR_DESC: {
     const DLTensor *t = arg.value.tensor;
     requireNonNull(t, (name + ".value.tensor").c_str());
+    checkShape(name.c_str(), *t);
+    checkElements(name, *t, param);
     if (t->ndim != 2 || (t->strides && t->strides[1] != 1))
       throw ArgumentError(fmt::format(
           "{}: a tensor descriptor is 2-D with a unit last stride", name));
@@ -91,7 +137,7 @@ tilemla_status tilemla_kernel_create(const char *path, const char *source,
                                              values, options)
                   : source ? Kernel::fromSource(where, source, values, options)
                            : Kernel::fromFile(where, values, options);
-    *kernel = new tilemla_kernel{std::move(made), {}, {}};
+    *kernel = new tilemla_kernel{std::move(made)};
   });
 }
 
@@ -103,11 +149,7 @@ tilemla_status tilemla_kernel_parameters(tilemla_kernel *kernel, size_t *count,
     requireNonNull(kernel, "kernel");
     requireNonNull(count, "count");
     requireNonNull(types, "types");
-    if (kernel->parameterNames.empty()) {
-      kernel->parameterTypes = kernel->kernel.parameterTypes();
-      for (const std::string &type : kernel->parameterTypes)
-        kernel->parameterNames.push_back(type.c_str());
-    }
+    kernel->parameters();
     *count = kernel->parameterNames.size();
     *types = kernel->parameterNames.data();
   });
@@ -125,8 +167,18 @@ tilemla_status tilemla_kernel_launch(tilemla_kernel *kernel,
     std::vector<KernelArg> launchArgs;
     launchArgs.reserve(count);
     CallLoans loans;
+    // Tensors are checked against their parameters' element types (the
+    // launch checks the kinds and the count).
+    bool tensors = false;
     for (size_t i = 0; i < count; ++i)
-      launchArgs.push_back(kernelArg(args[i], i, loans));
+      tensors |= args[i].kind == TILEMLA_ARG_TENSOR ||
+                 args[i].kind == TILEMLA_ARG_TENSOR_DESC;
+    static const std::vector<std::string> none;
+    const std::vector<std::string> &params =
+        tensors ? kernel->parameters() : none;
+    for (size_t i = 0; i < count; ++i)
+      launchArgs.push_back(
+          kernelArg(args[i], i, i < params.size() ? params[i] : "", loans));
     kernel->kernel.launch({grid[0], grid[1], grid[2]}, launchArgs, stream);
   });
 }

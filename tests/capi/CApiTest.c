@@ -387,6 +387,20 @@ static void test_kernels(void) {
   args[2].kind = TILEMLA_ARG_TENSOR, args[2].value.tensor = &tout.t;
   EXPECT_ERROR(tilemla_kernel_launch(kernel, grid, args, 3, NULL),
                TILEMLA_ERROR_LIBRARY, "argument");
+  /* A tensor of another element type, a rank without a shape. */
+  tensor halves;
+  make_tensor(&halves, y, kDLFloat, 16, 1, shape);
+  args[1].value.tensor = &halves.t;
+  EXPECT_ERROR(tilemla_kernel_launch(kernel, grid, args, 4, NULL),
+               TILEMLA_ERROR_INVALID_ARGUMENT,
+               "args[1]: a tensor of f16 for a *f32 parameter");
+  halves.t.dtype.bits = 32;
+  halves.t.shape = NULL;
+  EXPECT_ERROR(tilemla_kernel_launch(kernel, grid, args, 4, NULL),
+               TILEMLA_ERROR_INVALID_ARGUMENT,
+               "args[1]: ndim 1 without a "
+               "shape");
+  args[1].value.tensor = &ty.t;
   args[1].kind = 99;
   EXPECT_ERROR(tilemla_kernel_launch(kernel, grid, args, 4, NULL),
                TILEMLA_ERROR_INVALID_ARGUMENT,

@@ -22,9 +22,9 @@
 //
 // Errors: o is compared per (b, row), relative to the row's largest
 // |value| (the output is a convex combination of V rows, so elementwise
-// relative errors near zero say nothing); for a row that sees no token the
-// row must be exactly 0 and lse exactly -inf. lse is compared in absolute
-// terms.
+// relative errors near zero say nothing; fp8_ds_mla: per tile of 128); for a
+// row that sees no token the row must be exactly 0 and lse exactly -inf. lse is
+// compared in absolute terms.
 //
 //===----------------------------------------------------------------------===//
 #ifndef TILEMLA_TESTS_MLAREFERENCE_H
@@ -300,13 +300,19 @@ inline MlaErrors mlaErrors(const MlaProblem &p, const MlaReference &ref,
   for (int b = 0; b < c.B(); ++b)
     for (int h = 0; h < c.rows(); ++h) {
       size_t row = size_t(b) * c.rows() + h;
-      double scaleRow = 0, err = 0;
-      for (int d = 0; d < c.R; ++d)
-        scaleRow = std::max(scaleRow, std::fabs(ref.o[row * c.R + d]));
-      for (int d = 0; d < c.R; ++d) {
-        double got = o[row * c.R + d], want = ref.o[row * c.R + d];
-        double diff = std::isnan(got) ? INFINITY : std::fabs(got - want);
-        err = std::max(err, c.visible(b, h) == 0 ? diff : diff / scaleRow);
+      // fp8_ds_mla: relative to each tile of 128 (tiles of one row differ
+      // in scale by up to 16x; a wrong tile must not hide behind another).
+      const int segment = c.dsMla ? 128 : c.R;
+      double err = 0;
+      for (int d0 = 0; d0 < c.R; d0 += segment) {
+        double scaleRow = 0;
+        for (int d = d0; d < d0 + segment; ++d)
+          scaleRow = std::max(scaleRow, std::fabs(ref.o[row * c.R + d]));
+        for (int d = d0; d < d0 + segment; ++d) {
+          double got = o[row * c.R + d], want = ref.o[row * c.R + d];
+          double diff = std::isnan(got) ? INFINITY : std::fabs(got - want);
+          err = std::max(err, c.visible(b, h) == 0 ? diff : diff / scaleRow);
+        }
       }
       double lseErr;
       if (std::isinf(ref.lse[row]))

@@ -180,6 +180,16 @@ TEST(MlaFp8DsMlaCache, EveryMistakeNamesItsArgument) {
               "page_size, 1, 656], got shape [10, 576]");
   }
   {
+    // bf16 queries only.
+    Call k = dsMlaCall();
+    for (TensorView *q : {&k.q, &k.qNope, &k.qPe, &k.o})
+      q->dtype = DType::F16;
+    std::vector<std::string> errors = formErrors(*impl, k);
+    EXPECT_EQ(errors[0], "q: an fp8_ds_mla cache takes bf16 queries, got f16");
+    EXPECT_EQ(errors[1],
+              "q_nope: an fp8_ds_mla cache takes bf16 queries, got f16");
+  }
+  {
     // Its tokens carry their scales: a per-tensor one is a mistake.
     Call k = dsMlaCall();
     k.md.kv_scale = 0.5f;
