@@ -185,3 +185,26 @@ def test_bit_equal_to_the_c_abi():
     lib.tilemla_mla_destroy(impl)
     assert torch.equal(o.view(torch.int16), o2.view(torch.int16))
     assert torch.equal(lse.view(torch.int32), lse2.view(torch.int32))
+
+
+def test_kernel_on_torch_tensors():
+    """tilemla.Kernel on CUDA tensors, on torch's current (non-default)
+    stream."""
+    source = """
+kernel axpy(x: *f32, y: *f32, out: *f32, n: i32, alpha: f32,
+            BLOCK: constexpr) {
+    offs = program_id(0) * BLOCK + arange(0, BLOCK);
+    a = load(x + offs, mask=offs < n, other=0.0);
+    b = load(y + offs, mask=offs < n, other=0.0);
+    store(out + offs, alpha * a + b, mask=offs < n);
+}
+"""
+    n = 100_000
+    x, y = torch.randn(n, device="cuda"), torch.randn(n, device="cuda")
+    out = torch.full((n,), float("nan"), device="cuda")
+    axpy = tilemla.Kernel(source, {"BLOCK": 1024})
+    stream = torch.cuda.Stream()
+    with torch.cuda.stream(stream):
+        axpy[(n + 1023) // 1024](x, y, out, n, 0.5)
+    stream.synchronize()
+    torch.testing.assert_close(out, 0.5 * x + y, rtol=1e-6, atol=1e-6)
