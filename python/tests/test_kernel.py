@@ -60,3 +60,28 @@ def test_errors():
     with pytest.raises(tilemla.Error, match="argument 2 does not point into "
                                             "a DeviceBuffer"):
         add[1](x, x, out.ctypes.data, 4, 1.0)  # a bare address: no extent
+
+
+BOXES = """
+kernel boxes(d: desc<f32>, out: *f32) {
+    rows = program_id(0) * 4 + arange(0, 4);
+    cols = arange(0, 16);
+    box = desc_load(d, (program_id(0) * 4, 0), (4, 16));
+    store(out + rows[:, None] * 16 + cols[None, :], box);
+}
+"""
+
+
+def test_tensor_descriptor_argument():
+    """A desc<f32> parameter takes a 2-D array (or tilemla.desc(array));
+    rows past the tensor read as zero."""
+    table = np.arange(6 * 16, dtype=np.float32).reshape(6, 16)
+    out = np.full((8, 16), np.nan, np.float32)
+    boxes = tilemla.Kernel(BOXES)
+    assert boxes.parameter_types == ["desc<f32>", "*f32"]
+    boxes[2](tilemla.desc(table), out)
+    np.testing.assert_array_equal(out[:6], table)
+    np.testing.assert_array_equal(out[6:], 0)
+    with pytest.raises(tilemla.Error, match=r"args\[0\]: a tensor of f16 "
+                                            r"for a desc<f32> parameter"):
+        boxes[2](table.astype(np.float16), out)

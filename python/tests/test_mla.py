@@ -77,11 +77,20 @@ def test_fp8_cache_with_a_scale(rng):
                     np.abs(ladder[lower] - wanted), upper, lower)
     codes = np.where(np.isnan(wanted), 0x7F, order[pick]).astype(np.uint8)
     values = decoded[codes] * np.float64(np.float32(scale))
-    o, lse = make_impl(kv_cache_dtype="fp8").forward_decode(
-        q, codes, table, lens, kv_scale=scale)
-    o_err, lse_err = errors(o, lse, *reference(q, values, table, lens, SCALE,
-                                               RANK))
+    impl = make_impl(kv_cache_dtype="fp8")
+    ref = reference(q, values, table, lens, SCALE, RANK)
+    o, lse = impl.forward_decode(q, codes, table, lens, kv_scale=scale)
+    o_err, lse_err = errors(o, lse, *ref)
     assert o_err <= 2e-3 and lse_err <= 1e-3, (o_err, lse_err)
+    # The scale as a one-element array (a graph replay reads it anew), as an
+    # engine's layer holds it, through the adapter.
+    layer = types.SimpleNamespace(_k_scale=np.array([scale], np.float32))
+    metadata = types.SimpleNamespace(block_table=table, seq_lens=lens)
+    o, lse = MLADecodeAdapter(impl).forward_mqa(q, codes, metadata, layer)
+    o_err, lse_err = errors(o, lse, *ref)
+    assert o_err <= 2e-3 and lse_err <= 1e-3, (o_err, lse_err)
+    with pytest.raises(tilemla.Error, match="layer._k_scale"):
+        MLADecodeAdapter(impl).forward_mqa(q, codes, metadata, None)
 
 
 def _e4m3(code):
