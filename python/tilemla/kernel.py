@@ -9,7 +9,10 @@ parameter also takes an int address, a ``desc<T>`` parameter a 2-D array
 cached in memory and on disk as in C++.
 """
 
+from __future__ import annotations
+
 import os
+from typing import Any, Callable, Mapping, Optional, Sequence, Union
 
 from . import _tilemla
 from ._arrays import current_stream
@@ -26,7 +29,7 @@ class desc:
     """A 2-D array passed to a ``desc<T>`` parameter (a tensor descriptor:
     its base, rows, columns and row stride)."""
 
-    def __init__(self, array):
+    def __init__(self, array: Any) -> None:
         self.array = array
 
 
@@ -56,7 +59,9 @@ class Kernel:
     or "embedded:NAME" (one of the library's, e.g. "embedded:examples/softmax");
     `constexprs` its specialization values; num_warps 0: the kernel's own."""
 
-    def __init__(self, source_or_path, constexprs=None, *, num_warps=0):
+    def __init__(self, source_or_path: Union[str, os.PathLike],
+                 constexprs: Optional[Mapping[str, Any]] = None, *,
+                 num_warps: int = 0) -> None:
         text = os.fspath(source_or_path)
         if text.startswith("embedded:") or (
                 "\n" not in text and (text.endswith(".tile")
@@ -70,18 +75,20 @@ class Kernel:
         self._types = None
 
     @property
-    def parameter_types(self):
+    def parameter_types(self) -> list[str]:
         """The launch's parameters: '*f32', 'i32', 'desc<bf16>', ..."""
         if self._types is None:
             self._types = self._native.parameter_types()
         return list(self._types)
 
-    def __getitem__(self, grid):
-        def launcher(*args, stream=None):
+    def __getitem__(self, grid: Union[int, Sequence[int]]
+                    ) -> Callable[..., None]:
+        def launcher(*args: Any, stream: Any = None) -> None:
             self.launch(grid, *args, stream=stream)
         return launcher
 
-    def launch(self, grid, *args, stream=None):
+    def launch(self, grid: Union[int, Sequence[int]], *args: Any,
+               stream: Any = None) -> None:
         """Launches `grid` programs with `args` on `stream` (default: torch's
         current stream for torch tensors, else the legacy default stream)."""
         types = self.parameter_types
@@ -113,15 +120,17 @@ class Kernel:
         self._native.launch(_grid3(grid), kinds, values,
                             current_stream(arrays, stream))
 
-    def emit(self, stage="ptx", arch=None):
+    def emit(self, stage: str = "ptx", arch: Optional[str] = None) -> str:
         """The kernel's code after `stage` ('ast', 'tile', 'tile-gpu',
         'llvm-mlir', 'llvm', 'ptx') for `arch` (default: the current GPU's,
         sm_90a without one), as `tilec --emit=` prints it."""
         return self._native.emit(stage, arch)
 
 
-def compile(source_or_path, constexprs=None, *, emit="ptx", arch=None,
-            num_warps=0):
+def compile(source_or_path: Union[str, os.PathLike],
+            constexprs: Optional[Mapping[str, Any]] = None, *,
+            emit: str = "ptx", arch: Optional[str] = None,
+            num_warps: int = 0) -> str:
     """A kernel's code at stage `emit`, for inspection (no GPU needed)."""
     return Kernel(source_or_path, constexprs, num_warps=num_warps).emit(
         emit, arch)

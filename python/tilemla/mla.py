@@ -5,7 +5,10 @@ CuPy, JAX; NumPy in the interpreter) zero-copy on their device.
 ``MLADecodeAdapter`` has the shape of an engine's MLA decode entry point.
 """
 
+from __future__ import annotations
+
 import dataclasses
+from typing import Any, Optional, Sequence, Tuple, Union
 
 from . import _tilemla
 from ._arrays import current_stream, empty_like_framework, float32_of
@@ -39,11 +42,15 @@ class TritonMLAImpl:
 
     can_return_lse_for_decode = True
 
-    def __init__(self, num_heads, head_size, scale, num_kv_heads,
-                 alibi_slopes=None, sliding_window=None, kv_cache_dtype="auto",
-                 logits_soft_cap=None, attn_type="decoder",
-                 kv_sharing_target_layer_name=None, *, options=None,
-                 **mla_args):
+    def __init__(self, num_heads: int, head_size: int, scale: float,
+                 num_kv_heads: int,
+                 alibi_slopes: Optional[Sequence[float]] = None,
+                 sliding_window: Optional[int] = None,
+                 kv_cache_dtype: str = "auto",
+                 logits_soft_cap: Optional[float] = None,
+                 attn_type: Any = "decoder",
+                 kv_sharing_target_layer_name: Optional[str] = None, *,
+                 options: Optional[Options] = None, **mla_args: Any) -> None:
         # The seed's refusals, in its order (Python truthiness).
         if any([alibi_slopes, sliding_window, logits_soft_cap]):
             raise NotImplementedError(
@@ -100,9 +107,12 @@ class TritonMLAImpl:
         return (q, q_pe, kv_cache, block_table, seq_lens, int(max_seq_len), o,
                 lse, scale_value, scale_tensor)
 
-    def forward_decode(self, q, kv_cache, block_table, seq_lens,
-                       max_seq_len=None, o=None, lse=None, stream=None, *,
-                       kv_scale=None):
+    def forward_decode(self, q: Union[Any, Tuple[Any, Any]], kv_cache: Any,
+                       block_table: Any, seq_lens: Any,
+                       max_seq_len: Optional[int] = None, o: Any = None,
+                       lse: Any = None, stream: Any = None, *,
+                       kv_scale: Union[float, Any, None] = None
+                       ) -> Tuple[Any, Any]:
         """Decode attention; returns (o, lse).
 
         q: [B, H, R + P], or the pair (q_nope [B, H, R], q_pe [B, H, P]), or
@@ -127,8 +137,11 @@ class TritonMLAImpl:
             handle, scale_value, scale_tensor)
         return o, lse
 
-    def precompile(self, q, kv_cache, block_table, seq_lens, max_seq_len=None,
-                   o=None, lse=None, *, kv_scale=None):
+    def precompile(self, q: Union[Any, Tuple[Any, Any]], kv_cache: Any,
+                   block_table: Any, seq_lens: Any,
+                   max_seq_len: Optional[int] = None, o: Any = None,
+                   lse: Any = None, *,
+                   kv_scale: Union[float, Any, None] = None) -> int:
         """Compiles every kernel set calls like this one can choose (any
         batch up to q's, any split count), before a CUDA graph is captured;
         returns how many sets were prepared."""
@@ -146,10 +159,12 @@ class MLADecodeAdapter:
     cache's scale, a one-element tensor) is read when the cache is fp8.
     Returns (o, lse) as the upstream TRITON_MLA impl's _forward_decode."""
 
-    def __init__(self, impl):
+    def __init__(self, impl: TritonMLAImpl) -> None:
         self.impl = impl
 
-    def forward_mqa(self, q, kv_c_and_k_pe_cache, attn_metadata, layer=None):
+    def forward_mqa(self, q: Union[Any, Tuple[Any, Any]],
+                    kv_c_and_k_pe_cache: Any, attn_metadata: Any,
+                    layer: Any = None) -> Tuple[Any, Any]:
         decode = getattr(attn_metadata, "decode", attn_metadata)
         kv_scale = None
         if self.impl.kv_cache_dtype in ("fp8", "fp8_e4m3"):
