@@ -83,6 +83,29 @@ tilemla_split_policy splitPolicy(const std::string &name) {
                             .c_str());
 }
 
+tilemla_device_schedule deviceSchedule(const std::string &name) {
+  if (name == "default")
+    return TILEMLA_DEVICE_SCHEDULE_DEFAULT;
+  if (name == "off")
+    return TILEMLA_DEVICE_SCHEDULE_OFF;
+  if (name == "always")
+    return TILEMLA_DEVICE_SCHEDULE_ALWAYS;
+  throw nb::value_error(("device_schedule: expected \"default\", \"off\" "
+                         "or \"always\", got \"" +
+                         name + "\"")
+                            .c_str());
+}
+
+/// One decode step's schedule (tilemla_decode_schedule).
+class Schedule {
+public:
+  explicit Schedule(tilemla_decode_schedule *schedule) : schedule(schedule) {}
+  ~Schedule() { tilemla_decode_schedule_destroy(schedule); }
+  Schedule(const Schedule &) = delete;
+  Schedule &operator=(const Schedule &) = delete;
+  tilemla_decode_schedule *schedule;
+};
+
 /// TritonMLAImpl through the C ABI; tilemla/mla.py gives it the seed's
 /// signature.
 class MlaImpl {
@@ -91,7 +114,7 @@ public:
           const std::string &kvCacheDtype, int64_t kvLoraRank, int64_t ropeDim,
           int64_t nopeDim, int64_t vDim, int64_t maxBatch, int32_t maxQueryLen,
           const std::string &policy, bool lseInQueryDtype, int32_t device,
-          bool checkInputs) {
+          bool checkInputs, const std::string &schedule) {
     tilemla_mla_config config;
     tilemla_mla_config_init(&config);
     config.num_heads = numHeads;
@@ -109,6 +132,7 @@ public:
     config.lse_in_query_dtype = lseInQueryDtype;
     config.device = device;
     config.check_inputs = checkInputs;
+    config.device_schedule = deviceSchedule(schedule);
     check(tilemla_mla_create(&config, &impl));
   }
   ~MlaImpl() { tilemla_mla_destroy(impl); }
@@ -124,7 +148,7 @@ public:
          const Input &bt, const Input &lens, int64_t maxSeqLen,
          const Array &oIn, const std::optional<Array> &lseIn,
          std::optional<float> kvScale,
-         const std::optional<Input> &kvScaleTensor)
+         const std::optional<Input> &kvScaleTensor, const Schedule *schedule)
         : q(dlTensor(qIn)), kv(dlTensor(kvIn)), o(dlTensor(oIn)),
           blockTable(dlTensor(bt)), seqLens(dlTensor(lens)), qPe(qPeIn),
           lse(lseIn), scaleTensor(kvScaleTensor) {
@@ -135,6 +159,7 @@ public:
       md.has_kv_scale = kvScale.has_value();
       md.kv_scale = kvScale.value_or(0.0f);
       md.kv_scale_tensor = scaleTensor.pointer;
+      md.schedule = schedule ? schedule->schedule : nullptr;
     }
   };
 
@@ -143,9 +168,10 @@ public:
                      const Input &seqLens, int64_t maxSeqLen, const Array &o,
                      const std::optional<Array> &lse, uintptr_t stream,
                      std::optional<float> kvScale,
-                     const std::optional<Input> &kvScaleTensor) {
+                     const std::optional<Input> &kvScaleTensor,
+                     const Schedule *schedule) {
     Call c(q, qPe, kv, blockTable, seqLens, maxSeqLen, o, lse, kvScale,
-           kvScaleTensor);
+           kvScaleTensor, schedule);
     tilemla_status status;
     {
       nb::gil_scoped_release unlocked; // the call queues work, or interprets
@@ -161,9 +187,10 @@ public:
                      const Input &seqLens, int64_t maxSeqLen, const Array &o,
                      const std::optional<Array> &lse,
                      std::optional<float> kvScale,
-                     const std::optional<Input> &kvScaleTensor) {
+                     const std::optional<Input> &kvScaleTensor,
+                     const Schedule *schedule) {
     Call c(q, qPe, kv, blockTable, seqLens, maxSeqLen, o, lse, kvScale,
-           kvScaleTensor);
+           kvScaleTensor, schedule);
     int32_t sets = 0;
     tilemla_status status;
     {
@@ -173,6 +200,27 @@ public:
     }
     check(status);
     return sets;
+  }
+
+  Schedule *newSchedule(int32_t queryLen) {
+    tilemla_decode_schedule *schedule = nullptr;
+    check(tilemla_mla_schedule_create(impl, queryLen, &schedule));
+    return new Schedule(schedule);
+  }
+
+  void scheduleDecode(const Input &seqLens, Schedule &schedule,
+                      uintptr_t stream) {
+    DLTensor lens = dlTensor(seqLens);
+    tilemla_decode_metadata md;
+    tilemla_decode_metadata_init(&md);
+    md.seq_lens = &lens;
+    tilemla_status status;
+    {
+      nb::gil_scoped_release unlocked;
+      status = tilemla_mla_schedule_decode(impl, &md, schedule.schedule,
+                                           reinterpret_cast<void *>(stream));
+    }
+    check(status);
   }
 
 private:
@@ -292,24 +340,32 @@ NB_MODULE(_tilemla, m) {
   nb::class_<MlaImpl>(m, "MlaImpl")
       .def(nb::init<int64_t, int64_t, double, int64_t, const std::string &,
                     int64_t, int64_t, int64_t, int64_t, int64_t, int32_t,
-                    const std::string &, bool, int32_t, bool>(),
+                    const std::string &, bool, int32_t, bool,
+                    const std::string &>(),
            nb::arg("num_heads"), nb::arg("head_size"), nb::arg("scale"),
            nb::arg("num_kv_heads"), nb::arg("kv_cache_dtype"),
            nb::arg("kv_lora_rank"), nb::arg("qk_rope_head_dim"),
            nb::arg("qk_nope_head_dim"), nb::arg("v_head_dim"),
            nb::arg("max_batch"), nb::arg("max_query_len"),
            nb::arg("split_policy"), nb::arg("lse_in_query_dtype"),
-           nb::arg("device"), nb::arg("check_inputs"))
+           nb::arg("device"), nb::arg("check_inputs"),
+           nb::arg("device_schedule"))
       .def("forward_decode", &MlaImpl::forwardDecode, nb::arg("q"),
            nb::arg("q_pe").none(), nb::arg("kv_cache"), nb::arg("block_table"),
            nb::arg("seq_lens"), nb::arg("max_seq_len"), nb::arg("o"),
            nb::arg("lse").none(), nb::arg("stream"), nb::arg("kv_scale").none(),
-           nb::arg("kv_scale_tensor").none())
+           nb::arg("kv_scale_tensor").none(), nb::arg("schedule").none())
       .def("precompile", &MlaImpl::precompile, nb::arg("q"),
            nb::arg("q_pe").none(), nb::arg("kv_cache"), nb::arg("block_table"),
            nb::arg("seq_lens"), nb::arg("max_seq_len"), nb::arg("o"),
            nb::arg("lse").none(), nb::arg("kv_scale").none(),
-           nb::arg("kv_scale_tensor").none());
+           nb::arg("kv_scale_tensor").none(), nb::arg("schedule").none())
+      .def("new_schedule", &MlaImpl::newSchedule, nb::arg("query_len"),
+           nb::rv_policy::take_ownership)
+      .def("schedule_decode", &MlaImpl::scheduleDecode, nb::arg("seq_lens"),
+           nb::arg("schedule"), nb::arg("stream"));
+
+  nb::class_<Schedule>(m, "Schedule");
 
   nb::class_<Kernel>(m, "Kernel")
       .def(nb::init<const std::string &, const std::optional<std::string> &,

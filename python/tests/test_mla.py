@@ -103,6 +103,26 @@ def _e4m3(code):
     return sign * (1 + mantissa / 8) * 2.0**(exponent - 7)
 
 
+def test_one_schedule_per_step(rng):
+    """schedule_decode once, then the step's call reads the schedule; a
+    call whose lengths live elsewhere refuses it."""
+    q, cache, table, lens = make_problem(rng)
+    impl = make_impl(split_policy="auto", device_schedule="always")
+    schedule = impl.new_schedule()
+    impl.schedule_decode(lens, schedule)
+    o, lse = impl.forward_decode(q, cache, table, lens,
+                                 max_seq_len=int(lens.max()),
+                                 schedule=schedule)
+    o_err, lse_err = errors(o, lse, *reference(q, cache, table, lens, SCALE,
+                                               RANK))
+    assert o_err <= 2e-3 and lse_err <= 1e-3, (o_err, lse_err)
+    with pytest.raises(tilemla.Error, match="metadata.schedule: made for"):
+        impl.forward_decode(q, cache, table, lens.copy(),
+                            max_seq_len=int(lens.max()), schedule=schedule)
+    with pytest.raises(ValueError, match="device_schedule"):
+        make_impl(device_schedule="sometimes")
+
+
 def test_engine_adapter(rng):
     q, cache, table, lens = make_problem(rng)
     metadata = types.SimpleNamespace(decode=types.SimpleNamespace(

@@ -14,22 +14,29 @@ ARG_BOOL: int
 ARG_TENSOR: int
 ARG_TENSOR_DESC: int
 
+class Schedule: ...
+
 class MlaImpl:
     def __init__(self, num_heads: int, head_size: int, scale: float,
                  num_kv_heads: int, kv_cache_dtype: str, kv_lora_rank: int,
                  qk_rope_head_dim: int, qk_nope_head_dim: int,
                  v_head_dim: int, max_batch: int, max_query_len: int,
                  split_policy: str, lse_in_query_dtype: bool, device: int,
-                 check_inputs: bool) -> None: ...
+                 check_inputs: bool, device_schedule: str) -> None: ...
+    def new_schedule(self, query_len: int) -> Schedule: ...
+    def schedule_decode(self, seq_lens: Any, schedule: Schedule,
+                        stream: int) -> None: ...
     def forward_decode(self, q: Any, q_pe: Optional[Any], kv_cache: Any,
                        block_table: Any, seq_lens: Any, max_seq_len: int,
                        o: Any, lse: Optional[Any], stream: int,
                        kv_scale: Optional[float],
-                       kv_scale_tensor: Optional[Any]) -> None: ...
+                       kv_scale_tensor: Optional[Any],
+                       schedule: Optional[Schedule]) -> None: ...
     def precompile(self, q: Any, q_pe: Optional[Any], kv_cache: Any,
                    block_table: Any, seq_lens: Any, max_seq_len: int, o: Any,
                    lse: Optional[Any], kv_scale: Optional[float],
-                   kv_scale_tensor: Optional[Any]) -> int: ...
+                   kv_scale_tensor: Optional[Any],
+                   schedule: Optional[Schedule]) -> int: ...
 
 class Kernel:
     def __init__(self, path: str, source: Optional[str],

@@ -25,6 +25,9 @@ class Options:
     lse_dtype: str = "f32"        # "f32", or "query": q's dtype, as the seed
     device: int = 0               # CUDA ordinal (-1: validate only)
     check_inputs: bool = False    # validate page ids and lengths on the GPU
+    device_schedule: str = "default"  # where "auto" schedules on the GPU:
+    #                                   "default" (where faster), "off",
+    #                                   "always"
 
 
 _MLA_ARGS = ("kv_lora_rank", "qk_rope_head_dim", "qk_nope_head_dim",
@@ -79,7 +82,8 @@ class TritonMLAImpl:
             max_query_len=options.max_query_len,
             split_policy=options.split_policy,
             lse_in_query_dtype=options.lse_dtype == "query",
-            device=options.device, check_inputs=options.check_inputs)
+            device=options.device, check_inputs=options.check_inputs,
+            device_schedule=options.device_schedule)
 
     def _arguments(self, q, kv_cache, block_table, seq_lens, max_seq_len,
                    o, lse, kv_scale, stream=None):
@@ -111,8 +115,8 @@ class TritonMLAImpl:
                        block_table: Any, seq_lens: Any,
                        max_seq_len: Optional[int] = None, o: Any = None,
                        lse: Any = None, stream: Any = None, *,
-                       kv_scale: Union[float, Any, None] = None
-                       ) -> Tuple[Any, Any]:
+                       kv_scale: Union[float, Any, None] = None,
+                       schedule: Any = None) -> Tuple[Any, Any]:
         """Decode attention; returns (o, lse).
 
         q: [B, H, R + P], or the pair (q_nope [B, H, R], q_pe [B, H, P]), or
@@ -124,7 +128,9 @@ class TritonMLAImpl:
         float, or a one-element float32 array on the device that every
         replay of a captured graph reads anew. stream: a CUDA stream (an
         int handle or an object with .cuda_stream); None: torch's current
-        stream for torch tensors. Nothing synchronizes the host."""
+        stream for torch tensors. schedule: this step's, from
+        schedule_decode on these seq_lens (every layer's call reads it).
+        Nothing synchronizes the host."""
         first = q[0] if isinstance(q, (tuple, list)) else q
         handle = current_stream([first, kv_cache, o], stream)
         args = self._arguments(q, kv_cache, block_table, seq_lens,
@@ -134,20 +140,34 @@ class TritonMLAImpl:
             scale_value, scale_tensor = args
         self._native.forward_decode(
             q, q_pe, kv_cache, block_table, seq_lens, max_seq_len, o, lse,
-            handle, scale_value, scale_tensor)
+            handle, scale_value, scale_tensor, schedule)
         return o, lse
 
     def precompile(self, q: Union[Any, Tuple[Any, Any]], kv_cache: Any,
                    block_table: Any, seq_lens: Any,
                    max_seq_len: Optional[int] = None, o: Any = None,
                    lse: Any = None, *,
-                   kv_scale: Union[float, Any, None] = None) -> int:
+                   kv_scale: Union[float, Any, None] = None,
+                   schedule: Any = None) -> int:
         """Compiles every kernel set calls like this one can choose (any
         batch up to q's, any split count), before a CUDA graph is captured;
         returns how many sets were prepared."""
         args = self._arguments(q, kv_cache, block_table, seq_lens,
                                max_seq_len, o, lse, kv_scale)
-        return self._native.precompile(*args)
+        return self._native.precompile(*args, schedule)
+
+    def new_schedule(self, query_len: int = 1) -> Any:
+        """A work schedule for one decode step of up to max_batch requests
+        of `query_len` query tokens, allocated once (a CUDA graph can then
+        capture the steps that fill it)."""
+        return self._native.new_schedule(query_len)
+
+    def schedule_decode(self, seq_lens: Any, schedule: Any,
+                        stream: Any = None) -> None:
+        """Fills `schedule` from `seq_lens` on `stream` (the step's calls
+        then pass it as forward_decode's schedule=). Never synchronizes."""
+        self._native.schedule_decode(seq_lens, schedule,
+                                     current_stream([seq_lens], stream))
 
 
 class MLADecodeAdapter:

@@ -9,6 +9,10 @@
 using namespace tilemla;
 using namespace tilemla::capi;
 
+struct tilemla_decode_schedule {
+  std::unique_ptr<mla::DecodeSchedule> schedule;
+};
+
 struct tilemla_mla_impl {
   std::unique_ptr<mla::TritonMLAImpl> impl;
   int device = 0;
@@ -25,6 +29,20 @@ void checkStructSize(const Struct *value, const char *name) {
         "{}: struct_size {} but this library's is {} (fill it with its "
         "_init function, from the same tilemla_c.h)",
         name, value->struct_size, sizeof(Struct)));
+}
+
+mla::DeviceSchedule deviceScheduleOf(int32_t schedule) {
+  switch (schedule) {
+  case TILEMLA_DEVICE_SCHEDULE_DEFAULT:
+    return mla::DeviceSchedule::Default;
+  case TILEMLA_DEVICE_SCHEDULE_OFF:
+    return mla::DeviceSchedule::Off;
+  case TILEMLA_DEVICE_SCHEDULE_ALWAYS:
+    return mla::DeviceSchedule::Always;
+  }
+  throw ArgumentError(fmt::format("config.device_schedule: {} is not a "
+                                  "tilemla_device_schedule (0, 1 or 2)",
+                                  schedule));
 }
 
 mla::SplitPolicy splitPolicyOf(int32_t policy) {
@@ -66,6 +84,8 @@ struct DecodeArgs {
         toView("metadata.block_table", md->block_table, h.device);
     metadata.seq_lens = toView("metadata.seq_lens", md->seq_lens, h.device);
     metadata.max_seq_len = md->max_seq_len;
+    if (md->schedule)
+      metadata.schedule = md->schedule->schedule.get();
     for (const DLTensor *t : {qIn, qPeIn, kvIn, oIn, lseIn, md->block_table,
                               md->seq_lens, md->kv_scale_tensor})
       if (t)
@@ -103,6 +123,7 @@ void tilemla_mla_config_init(tilemla_mla_config *config) {
   config->lse_in_query_dtype = options.lseDtype == mla::LseDType::Query;
   config->device = options.device;
   config->check_inputs = options.checkInputs;
+  config->device_schedule = TILEMLA_DEVICE_SCHEDULE_DEFAULT;
 }
 
 tilemla_status tilemla_mla_create(const tilemla_mla_config *config,
@@ -119,6 +140,7 @@ tilemla_status tilemla_mla_create(const tilemla_mla_config *config,
         config->lse_in_query_dtype ? mla::LseDType::Query : mla::LseDType::F32;
     options.device = config->device;
     options.checkInputs = config->check_inputs != 0;
+    options.deviceSchedule = deviceScheduleOf(config->device_schedule);
     const std::string kvDtype =
         config->kv_cache_dtype ? config->kv_cache_dtype : "auto";
     auto handle = std::make_unique<tilemla_mla_impl>();
@@ -137,6 +159,37 @@ tilemla_status tilemla_mla_create(const tilemla_mla_config *config,
 }
 
 void tilemla_mla_destroy(tilemla_mla_impl *impl) { delete impl; }
+
+tilemla_status tilemla_mla_schedule_create(tilemla_mla_impl *impl,
+                                           int32_t query_len,
+                                           tilemla_decode_schedule **schedule) {
+  return guarded([&] {
+    requireNonNull(schedule, "schedule");
+    *schedule = nullptr;
+    requireNonNull(impl, "impl");
+    auto made = std::make_unique<tilemla_decode_schedule>();
+    made->schedule = impl->impl->newDecodeSchedule(query_len);
+    *schedule = made.release();
+  });
+}
+
+void tilemla_decode_schedule_destroy(tilemla_decode_schedule *s) { delete s; }
+
+tilemla_status
+tilemla_mla_schedule_decode(tilemla_mla_impl *impl,
+                            const tilemla_decode_metadata *metadata,
+                            tilemla_decode_schedule *schedule, void *stream) {
+  return guarded([&] {
+    requireNonNull(impl, "impl");
+    requireNonNull(schedule, "schedule");
+    checkStructSize(metadata, "metadata");
+    mla::DecodeMetadata md;
+    md.seq_lens = toView("metadata.seq_lens", metadata->seq_lens, impl->device);
+    CallLoans loans;
+    loans.add(*metadata->seq_lens);
+    impl->impl->scheduleDecode(md, *schedule->schedule, stream);
+  });
+}
 
 void tilemla_decode_metadata_init(tilemla_decode_metadata *md) {
   if (!md)

@@ -287,6 +287,65 @@ static void test_decode(void) {
   tilemla_mla_destroy(NULL);
 }
 
+/* One schedule per decode step: made once, filled from seq_lens, read by
+ * the call; a call with other lengths refuses it. */
+static void test_step_schedule(void) {
+  tilemla_mla_config config;
+  tilemla_mla_config_init(&config);
+  config.num_heads = H;
+  config.scale = softmax_scale;
+  config.max_batch = 8;
+  config.split_policy = TILEMLA_SPLIT_AUTO;
+  config.device_schedule = TILEMLA_DEVICE_SCHEDULE_ALWAYS;
+  tilemla_mla_impl *impl = NULL;
+  CHECK(tilemla_mla_create(&config, &impl) == TILEMLA_OK);
+  const int64_t q_shape[] = {B, H, D}, kv_shape[] = {PAGES, PAGE, D},
+                o_shape[] = {B, H, R}, lse_shape[] = {B, H},
+                bt_shape[] = {B, 4}, lens_shape[] = {B};
+  tensor tq, tkv, to, tlse, tbt, tlens, other;
+  make_tensor(&tq, q, kDLBfloat, 16, 3, q_shape);
+  make_tensor(&tkv, kv, kDLBfloat, 16, 3, kv_shape);
+  make_tensor(&to, o, kDLBfloat, 16, 3, o_shape);
+  make_tensor(&tlse, lse, kDLFloat, 32, 2, lse_shape);
+  make_tensor(&tbt, block_table, kDLInt, 32, 2, bt_shape);
+  make_tensor(&tlens, (void *)lens, kDLInt, 32, 1, lens_shape);
+  static int32_t lens_copy[B];
+  memcpy(lens_copy, lens, sizeof lens_copy);
+  make_tensor(&other, lens_copy, kDLInt, 32, 1, lens_shape);
+  tilemla_decode_metadata md;
+  tilemla_decode_metadata_init(&md);
+  md.block_table = &tbt.t;
+  md.seq_lens = &tlens.t;
+  md.max_seq_len = 37;
+
+  tilemla_decode_schedule *schedule = NULL;
+  CHECK(tilemla_mla_schedule_create(impl, 1, &schedule) == TILEMLA_OK);
+  CHECK(tilemla_mla_schedule_decode(impl, &md, schedule, NULL) == TILEMLA_OK);
+  md.schedule = schedule;
+  memset(o, 0xff, sizeof o);
+  memset(lse, 0xff, sizeof lse);
+  CHECK(tilemla_mla_forward_decode(impl, &tq.t, NULL, &tkv.t, &md, &to.t,
+                                   &tlse.t, NULL) == TILEMLA_OK);
+  compare(1, "step schedule");
+  md.seq_lens = &other.t; /* the same lengths elsewhere: not this step's */
+  EXPECT_ERROR(tilemla_mla_forward_decode(impl, &tq.t, NULL, &tkv.t, &md, &to.t,
+                                          &tlse.t, NULL),
+               TILEMLA_ERROR_LIBRARY,
+               "metadata.schedule: made for 3 "
+               "requests at seq_lens");
+  EXPECT_ERROR(tilemla_mla_schedule_decode(impl, &md, NULL, NULL),
+               TILEMLA_ERROR_INVALID_ARGUMENT, "schedule: NULL");
+  tilemla_decode_schedule_destroy(schedule);
+  tilemla_decode_schedule_destroy(NULL);
+  tilemla_mla_destroy(impl);
+  config.device_schedule = 5;
+  tilemla_mla_impl *refused = NULL;
+  EXPECT_ERROR(tilemla_mla_create(&config, &refused),
+               TILEMLA_ERROR_INVALID_ARGUMENT,
+               "config.device_schedule: 5 is not a tilemla_device_schedule");
+  CHECK(refused == NULL);
+}
+
 static void test_create_errors(void) {
   tilemla_mla_config config;
   tilemla_mla_config_init(&config);
@@ -447,6 +506,7 @@ int main(void) {
   CHECK(tilemla_interpreter_mode());
   test_create_errors();
   test_decode();
+  test_step_schedule();
   test_kernels();
   if (failures)
     fprintf(stderr, "[ capi ] %d checks failed\n", failures);

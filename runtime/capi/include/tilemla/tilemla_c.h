@@ -60,12 +60,22 @@ TILEMLA_API int tilemla_interpreter_mode(void);
 /* ---- MLA decode (TritonMLAImpl) ---------------------------------------- */
 
 typedef struct tilemla_mla_impl tilemla_mla_impl;
+/** One decode step's work schedule, made once and read by every layer's
+ *  call (DecodeSchedule). */
+typedef struct tilemla_decode_schedule tilemla_decode_schedule;
 
 typedef enum tilemla_split_policy {
   TILEMLA_SPLIT_FIXED4 = 0,
   TILEMLA_SPLIT_BATCH_INVARIANT = 1,
   TILEMLA_SPLIT_AUTO = 2
 } tilemla_split_policy;
+
+/** Where TILEMLA_SPLIT_AUTO schedules on the device (DeviceSchedule). */
+typedef enum tilemla_device_schedule {
+  TILEMLA_DEVICE_SCHEDULE_DEFAULT = 0, /**< where it measured faster */
+  TILEMLA_DEVICE_SCHEDULE_OFF = 1,
+  TILEMLA_DEVICE_SCHEDULE_ALWAYS = 2
+} tilemla_device_schedule;
 
 /** The seed's constructor arguments and the options a caller sets most. */
 typedef struct tilemla_mla_config {
@@ -83,6 +93,7 @@ typedef struct tilemla_mla_config {
   int32_t lse_in_query_dtype; /**< 0: lse in f32; 1: in q's dtype */
   int32_t device;             /**< CUDA ordinal; -1: validate only */
   int32_t check_inputs;       /**< TritonMLAOptions::checkInputs */
+  int32_t device_schedule;    /**< tilemla_device_schedule */
 } tilemla_mla_config;
 
 /** DeepSeek-V3's shape (R 512, rope 64, 128 heads), scale 1/sqrt(192),
@@ -104,6 +115,9 @@ typedef struct tilemla_decode_metadata {
   int32_t has_kv_scale;
   float kv_scale;
   const DLTensor *kv_scale_tensor;
+  /** A schedule tilemla_mla_schedule_decode made from these seq_lens for
+   *  this step (NULL: calls that schedule on the device make their own). */
+  const tilemla_decode_schedule *schedule;
 } tilemla_decode_metadata;
 
 TILEMLA_API void tilemla_decode_metadata_init(tilemla_decode_metadata *md);
@@ -124,6 +138,21 @@ TILEMLA_API tilemla_status tilemla_mla_precompile(
     tilemla_mla_impl *impl, const DLTensor *q, const DLTensor *q_pe,
     const DLTensor *kv_cache, const tilemla_decode_metadata *metadata,
     const DLTensor *o, const DLTensor *lse, int32_t *sets);
+
+/** A schedule for this impl's configuration, for calls of up to its
+ *  max_batch requests of `query_len` query tokens (allocated once: a CUDA
+ *  graph can capture the steps that fill it). */
+TILEMLA_API tilemla_status
+tilemla_mla_schedule_create(tilemla_mla_impl *impl, int32_t query_len,
+                            tilemla_decode_schedule **schedule);
+TILEMLA_API void tilemla_decode_schedule_destroy(tilemla_decode_schedule *s);
+
+/** Fills `schedule` from metadata->seq_lens on `stream` (the rest of the
+ *  metadata is not read), for the step's calls that pass it in their
+ *  metadata. Never synchronizes. */
+TILEMLA_API tilemla_status tilemla_mla_schedule_decode(
+    tilemla_mla_impl *impl, const tilemla_decode_metadata *metadata,
+    tilemla_decode_schedule *schedule, void *stream);
 
 /* ---- Generic kernels (Kernel) ------------------------------------------ */
 
