@@ -15,10 +15,10 @@ thread_local const char *unstoredError = nullptr;
 // Debian ships predates the fp8 codes.
 constexpr uint8_t kDLFloat8E4M3FN = 10;
 
-mla::DType dtypeOf(const char *name, DLDataType type, mla::DType bytesAs) {
+/// The API's dtype of a one-lane DLPack type (uint8: U8); none for others.
+std::optional<mla::DType> knownDtype(DLDataType type) {
   if (type.lanes != 1)
-    throw ArgumentError(
-        fmt::format("{}: {} lanes per element; expected 1", name, type.lanes));
+    return std::nullopt;
   switch (type.code) {
   case kDLFloat:
     if (type.bits == 16)
@@ -36,13 +36,22 @@ mla::DType dtypeOf(const char *name, DLDataType type, mla::DType bytesAs) {
     break;
   case kDLUInt:
     if (type.bits == 8)
-      return bytesAs;
+      return mla::DType::U8;
     break;
   case kDLFloat8E4M3FN:
     if (type.bits == 8)
       return mla::DType::FP8E4M3;
     break;
   }
+  return std::nullopt;
+}
+
+mla::DType dtypeOf(const char *name, DLDataType type, mla::DType bytesAs) {
+  if (type.lanes != 1)
+    throw ArgumentError(
+        fmt::format("{}: {} lanes per element; expected 1", name, type.lanes));
+  if (std::optional<mla::DType> known = knownDtype(type))
+    return *known == mla::DType::U8 ? bytesAs : *known;
   throw ArgumentError(fmt::format(
       "{}: DLPack dtype (code {}, {} bits) is not one tilemla takes "
       "(float16, bfloat16, float32, int32, uint8, float8_e4m3fn)",
@@ -71,31 +80,13 @@ void checkShape(const char *name, const DLTensor &tensor) {
 }
 
 std::optional<std::string> elementName(DLDataType type) {
-  if (type.lanes != 1)
+  // i64 is a kernel parameter type the MLA API has no dtype for.
+  if (type.code == kDLInt && type.bits == 64 && type.lanes == 1)
+    return "i64";
+  std::optional<mla::DType> known = knownDtype(type);
+  if (!known || *known == mla::DType::U8)
     return std::nullopt;
-  switch (type.code) {
-  case kDLFloat:
-    if (type.bits == 16)
-      return "f16";
-    if (type.bits == 32)
-      return "f32";
-    break;
-  case kDLBfloat:
-    if (type.bits == 16)
-      return "bf16";
-    break;
-  case kDLInt:
-    if (type.bits == 32)
-      return "i32";
-    if (type.bits == 64)
-      return "i64";
-    break;
-  case kDLFloat8E4M3FN:
-    if (type.bits == 8)
-      return "fp8e4m3";
-    break;
-  }
-  return std::nullopt;
+  return dtypeName(*known);
 }
 
 void requireNonNull(const void *pointer, const char *name) {
