@@ -170,13 +170,39 @@ static void compare(int with_lse, const char *form) {
   CHECK(worst_lse <= 1e-3);
 }
 
-static tilemla_mla_impl *make_impl(void) {
+/* The decode's arguments over the problem's arrays, made in place. */
+typedef struct {
+  tensor q, q_nope, q_pe, kv, o, lse, block_table, seq_lens;
+  tilemla_decode_metadata md;
+} decode_args;
+
+static void make_decode_args(decode_args *a) {
+  const int64_t q_shape[] = {B, H, D}, qn_shape[] = {B, H, R},
+                qp_shape[] = {B, H, P}, kv_shape[] = {PAGES, PAGE, D},
+                o_shape[] = {B, H, R}, lse_shape[] = {B, H},
+                bt_shape[] = {B, 4}, lens_shape[] = {B};
+  make_tensor(&a->q, q, kDLBfloat, 16, 3, q_shape);
+  make_tensor(&a->q_nope, q_nope, kDLBfloat, 16, 3, qn_shape);
+  make_tensor(&a->q_pe, q_pe, kDLBfloat, 16, 3, qp_shape);
+  make_tensor(&a->kv, kv, kDLBfloat, 16, 3, kv_shape);
+  make_tensor(&a->o, o, kDLBfloat, 16, 3, o_shape);
+  make_tensor(&a->lse, lse, kDLFloat, 32, 2, lse_shape);
+  make_tensor(&a->block_table, block_table, kDLInt, 32, 2, bt_shape);
+  make_tensor(&a->seq_lens, (void *)lens, kDLInt, 32, 1, lens_shape);
+  tilemla_decode_metadata_init(&a->md);
+  a->md.block_table = &a->block_table.t;
+  a->md.seq_lens = &a->seq_lens.t;
+  a->md.max_seq_len = 37;
+}
+
+static tilemla_mla_impl *make_impl(int32_t device_schedule) {
   tilemla_mla_config config;
   tilemla_mla_config_init(&config);
   config.num_heads = H;
   config.scale = softmax_scale;
   config.max_batch = 8;
   config.split_policy = TILEMLA_SPLIT_AUTO;
+  config.device_schedule = device_schedule;
   tilemla_mla_impl *impl = NULL;
   CHECK(tilemla_mla_create(&config, &impl) == TILEMLA_OK);
   CHECK(impl != NULL);
@@ -186,102 +212,81 @@ static tilemla_mla_impl *make_impl(void) {
 
 static void test_decode(void) {
   make_problem();
-  tilemla_mla_impl *impl = make_impl();
-  const int64_t q_shape[] = {B, H, D}, qn_shape[] = {B, H, R},
-                qp_shape[] = {B, H, P}, kv_shape[] = {PAGES, PAGE, D},
-                o_shape[] = {B, H, R}, lse_shape[] = {B, H},
-                bt_shape[] = {B, 4}, lens_shape[] = {B};
-  tensor tq;
-  make_tensor(&tq, q, kDLBfloat, 16, 3, q_shape);
-  tensor tqn;
-  make_tensor(&tqn, q_nope, kDLBfloat, 16, 3, qn_shape);
-  tensor tqp;
-  make_tensor(&tqp, q_pe, kDLBfloat, 16, 3, qp_shape);
-  tensor tkv;
-  make_tensor(&tkv, kv, kDLBfloat, 16, 3, kv_shape);
-  tensor to;
-  make_tensor(&to, o, kDLBfloat, 16, 3, o_shape);
-  tensor tlse;
-  make_tensor(&tlse, lse, kDLFloat, 32, 2, lse_shape);
-  tensor tbt;
-  make_tensor(&tbt, block_table, kDLInt, 32, 2, bt_shape);
-  tensor tlens;
-  make_tensor(&tlens, (void *)lens, kDLInt, 32, 1, lens_shape);
-  tilemla_decode_metadata md;
-  tilemla_decode_metadata_init(&md);
-  md.block_table = &tbt.t;
-  md.seq_lens = &tlens.t;
-  md.max_seq_len = 37;
+  tilemla_mla_impl *impl = make_impl(TILEMLA_DEVICE_SCHEDULE_DEFAULT);
+  static decode_args args;
+  make_decode_args(&args);
+  tilemla_decode_metadata md = args.md;
 
   int32_t sets = -1;
-  CHECK(tilemla_mla_precompile(impl, &tq.t, NULL, &tkv.t, &md, &to.t, &tlse.t,
-                               &sets) == TILEMLA_OK);
+  CHECK(tilemla_mla_precompile(impl, &args.q.t, NULL, &args.kv.t, &md,
+                               &args.o.t, &args.lse.t, &sets) == TILEMLA_OK);
   CHECK(sets >= 1);
   for (int form = 0; form < 4; ++form) {
     const int paired = form & 1, with_lse = form & 2;
     memset(o, 0xff, sizeof o); /* NaN */
     memset(lse, 0xff, sizeof lse);
     CHECK(tilemla_mla_forward_decode(
-              impl, paired ? &tqn.t : &tq.t, paired ? &tqp.t : NULL, &tkv.t,
-              &md, &to.t, with_lse ? &tlse.t : NULL, NULL) == TILEMLA_OK);
+              impl, paired ? &args.q_nope.t : &args.q.t,
+              paired ? &args.q_pe.t : NULL, &args.kv.t, &md, &args.o.t,
+              with_lse ? &args.lse.t : NULL, NULL) == TILEMLA_OK);
     compare(with_lse, paired ? (with_lse ? "pair, lse" : "pair")
                              : (with_lse ? "q, lse" : "q"));
   }
 
   /* Mistakes in the C call itself. */
-  EXPECT_ERROR(tilemla_mla_forward_decode(NULL, &tq.t, NULL, &tkv.t, &md, &to.t,
-                                          NULL, NULL),
+  EXPECT_ERROR(tilemla_mla_forward_decode(NULL, &args.q.t, NULL, &args.kv.t,
+                                          &md, &args.o.t, NULL, NULL),
                TILEMLA_ERROR_INVALID_ARGUMENT, "impl: NULL");
-  EXPECT_ERROR(tilemla_mla_forward_decode(impl, NULL, NULL, &tkv.t, &md, &to.t,
-                                          NULL, NULL),
+  EXPECT_ERROR(tilemla_mla_forward_decode(impl, NULL, NULL, &args.kv.t, &md,
+                                          &args.o.t, NULL, NULL),
                TILEMLA_ERROR_INVALID_ARGUMENT, "q: NULL");
-  EXPECT_ERROR(tilemla_mla_forward_decode(impl, &tq.t, NULL, &tkv.t, NULL,
-                                          &to.t, NULL, NULL),
+  EXPECT_ERROR(tilemla_mla_forward_decode(impl, &args.q.t, NULL, &args.kv.t,
+                                          NULL, &args.o.t, NULL, NULL),
                TILEMLA_ERROR_INVALID_ARGUMENT, "metadata: NULL");
   tilemla_decode_metadata old = md;
   old.struct_size = 8;
-  EXPECT_ERROR(tilemla_mla_forward_decode(impl, &tq.t, NULL, &tkv.t, &old,
-                                          &to.t, NULL, NULL),
+  EXPECT_ERROR(tilemla_mla_forward_decode(impl, &args.q.t, NULL, &args.kv.t,
+                                          &old, &args.o.t, NULL, NULL),
                TILEMLA_ERROR_INVALID_ARGUMENT, "metadata: struct_size 8");
   tensor bad;
-  copy_tensor(&bad, &tq);
+  copy_tensor(&bad, &args.q);
   bad.t.dtype.lanes = 2;
-  EXPECT_ERROR(tilemla_mla_forward_decode(impl, &bad.t, NULL, &tkv.t, &md,
-                                          &to.t, NULL, NULL),
+  EXPECT_ERROR(tilemla_mla_forward_decode(impl, &bad.t, NULL, &args.kv.t, &md,
+                                          &args.o.t, NULL, NULL),
                TILEMLA_ERROR_INVALID_ARGUMENT, "q: 2 lanes per element");
-  copy_tensor(&bad, &tq);
+  copy_tensor(&bad, &args.q);
   bad.t.dtype.code = kDLFloat, bad.t.dtype.bits = 64;
-  EXPECT_ERROR(tilemla_mla_forward_decode(impl, &bad.t, NULL, &tkv.t, &md,
-                                          &to.t, NULL, NULL),
+  EXPECT_ERROR(tilemla_mla_forward_decode(impl, &bad.t, NULL, &args.kv.t, &md,
+                                          &args.o.t, NULL, NULL),
                TILEMLA_ERROR_INVALID_ARGUMENT,
                "q: DLPack dtype (code 2, 64 bits) is not one tilemla takes");
-  copy_tensor(&bad, &tkv);
+  copy_tensor(&bad, &args.kv);
   bad.t.device.device_type = kDLOpenCL;
-  EXPECT_ERROR(tilemla_mla_forward_decode(impl, &tq.t, NULL, &bad.t, &md, &to.t,
-                                          NULL, NULL),
+  EXPECT_ERROR(tilemla_mla_forward_decode(impl, &args.q.t, NULL, &bad.t, &md,
+                                          &args.o.t, NULL, NULL),
                TILEMLA_ERROR_INVALID_ARGUMENT,
                "kv_cache: DLPack device type 4 is not CUDA");
   /* What the C++ API checks, with its messages. */
-  copy_tensor(&bad, &tkv);
+  copy_tensor(&bad, &args.kv);
   bad.t.dtype.code = kDLFloat;
-  EXPECT_ERROR(tilemla_mla_forward_decode(impl, &tq.t, NULL, &bad.t, &md, &to.t,
-                                          NULL, NULL),
+  EXPECT_ERROR(tilemla_mla_forward_decode(impl, &args.q.t, NULL, &bad.t, &md,
+                                          &args.o.t, NULL, NULL),
                TILEMLA_ERROR_LIBRARY, "kv_cache: expected dtype bf16, got f16");
-  copy_tensor(&bad, &to);
+  copy_tensor(&bad, &args.o);
   bad.shape[2] = 500;
-  EXPECT_ERROR(tilemla_mla_forward_decode(impl, &tq.t, NULL, &tkv.t, &md,
-                                          &bad.t, NULL, NULL),
+  EXPECT_ERROR(tilemla_mla_forward_decode(impl, &args.q.t, NULL, &args.kv.t,
+                                          &md, &bad.t, NULL, NULL),
                TILEMLA_ERROR_LIBRARY, "o: expected shape [3, 16, 512]");
   md.has_kv_scale = 1, md.kv_scale = 0.5f;
-  EXPECT_ERROR(tilemla_mla_forward_decode(impl, &tq.t, NULL, &tkv.t, &md, &to.t,
-                                          NULL, NULL),
+  EXPECT_ERROR(tilemla_mla_forward_decode(impl, &args.q.t, NULL, &args.kv.t,
+                                          &md, &args.o.t, NULL, NULL),
                TILEMLA_ERROR_LIBRARY,
                "metadata.kv_scale: a scale is for an "
                "fp8 cache");
   md.has_kv_scale = 0;
   /* A success clears the message. */
-  CHECK(tilemla_mla_forward_decode(impl, &tq.t, NULL, &tkv.t, &md, &to.t, NULL,
-                                   NULL) == TILEMLA_OK);
+  CHECK(tilemla_mla_forward_decode(impl, &args.q.t, NULL, &args.kv.t, &md,
+                                   &args.o.t, NULL, NULL) == TILEMLA_OK);
   CHECK(strcmp(tilemla_last_error(), "") == 0);
   tilemla_mla_destroy(impl);
   tilemla_mla_destroy(NULL);
@@ -290,33 +295,15 @@ static void test_decode(void) {
 /* One schedule per decode step: made once, filled from seq_lens, read by
  * the call; a call with other lengths refuses it. */
 static void test_step_schedule(void) {
-  tilemla_mla_config config;
-  tilemla_mla_config_init(&config);
-  config.num_heads = H;
-  config.scale = softmax_scale;
-  config.max_batch = 8;
-  config.split_policy = TILEMLA_SPLIT_AUTO;
-  config.device_schedule = TILEMLA_DEVICE_SCHEDULE_ALWAYS;
-  tilemla_mla_impl *impl = NULL;
-  CHECK(tilemla_mla_create(&config, &impl) == TILEMLA_OK);
-  const int64_t q_shape[] = {B, H, D}, kv_shape[] = {PAGES, PAGE, D},
-                o_shape[] = {B, H, R}, lse_shape[] = {B, H},
-                bt_shape[] = {B, 4}, lens_shape[] = {B};
-  tensor tq, tkv, to, tlse, tbt, tlens, other;
-  make_tensor(&tq, q, kDLBfloat, 16, 3, q_shape);
-  make_tensor(&tkv, kv, kDLBfloat, 16, 3, kv_shape);
-  make_tensor(&to, o, kDLBfloat, 16, 3, o_shape);
-  make_tensor(&tlse, lse, kDLFloat, 32, 2, lse_shape);
-  make_tensor(&tbt, block_table, kDLInt, 32, 2, bt_shape);
-  make_tensor(&tlens, (void *)lens, kDLInt, 32, 1, lens_shape);
+  tilemla_mla_impl *impl = make_impl(TILEMLA_DEVICE_SCHEDULE_ALWAYS);
+  static decode_args args;
+  make_decode_args(&args);
   static int32_t lens_copy[B];
   memcpy(lens_copy, lens, sizeof lens_copy);
+  const int64_t lens_shape[] = {B};
+  tensor other;
   make_tensor(&other, lens_copy, kDLInt, 32, 1, lens_shape);
-  tilemla_decode_metadata md;
-  tilemla_decode_metadata_init(&md);
-  md.block_table = &tbt.t;
-  md.seq_lens = &tlens.t;
-  md.max_seq_len = 37;
+  tilemla_decode_metadata md = args.md;
 
   tilemla_decode_schedule *schedule = NULL;
   CHECK(tilemla_mla_schedule_create(impl, 1, &schedule) == TILEMLA_OK);
@@ -324,12 +311,12 @@ static void test_step_schedule(void) {
   md.schedule = schedule;
   memset(o, 0xff, sizeof o);
   memset(lse, 0xff, sizeof lse);
-  CHECK(tilemla_mla_forward_decode(impl, &tq.t, NULL, &tkv.t, &md, &to.t,
-                                   &tlse.t, NULL) == TILEMLA_OK);
+  CHECK(tilemla_mla_forward_decode(impl, &args.q.t, NULL, &args.kv.t, &md,
+                                   &args.o.t, &args.lse.t, NULL) == TILEMLA_OK);
   compare(1, "step schedule");
   md.seq_lens = &other.t; /* the same lengths elsewhere: not this step's */
-  EXPECT_ERROR(tilemla_mla_forward_decode(impl, &tq.t, NULL, &tkv.t, &md, &to.t,
-                                          &tlse.t, NULL),
+  EXPECT_ERROR(tilemla_mla_forward_decode(impl, &args.q.t, NULL, &args.kv.t,
+                                          &md, &args.o.t, &args.lse.t, NULL),
                TILEMLA_ERROR_LIBRARY,
                "metadata.schedule: made for 3 "
                "requests at seq_lens");
@@ -338,6 +325,8 @@ static void test_step_schedule(void) {
   tilemla_decode_schedule_destroy(schedule);
   tilemla_decode_schedule_destroy(NULL);
   tilemla_mla_destroy(impl);
+  tilemla_mla_config config;
+  tilemla_mla_config_init(&config);
   config.device_schedule = 5;
   tilemla_mla_impl *refused = NULL;
   EXPECT_ERROR(tilemla_mla_create(&config, &refused),
