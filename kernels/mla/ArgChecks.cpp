@@ -67,7 +67,9 @@ void checkView(const char *name, const TensorView &view,
 }
 
 void checkUnitLastStride(const char *name, const TensorView &view) {
-  if (!view.shape.empty() && view.shape.back() > 1 && view.strides.back() != 1)
+  // An empty view has no element to place (NumPy gives it zero strides).
+  if (!view.shape.empty() && view.shape.back() > 1 &&
+      view.strides.back() != 1 && !isEmpty(view))
     throw Error(fmt::format(
         "{}: last dimension must be contiguous (stride 1), got stride {}", name,
         view.strides.back()));

@@ -1,12 +1,13 @@
 //===- Module.cpp - tilemla._tilemla: the C ABI for Python ----------------===//
 //
-// A thin nanobind layer over tilemla_c.h: arrays arrive as nanobind
-// ndarrays (any DLPack producer: torch, CuPy, JAX, NumPy), zero-copy, and
-// go to the C ABI as DLTensors; a failed status becomes tilemla.Error with
+// A thin nanobind layer over tilemla_c.h: arrays (any DLPack producer:
+// torch, CuPy, JAX, NumPy) go to the C ABI as DLTensors, zero-copy
+// (ArrayArg.h); a failed status becomes tilemla.Error with
 // the library's message. Everything Pythonic (the seed's signatures,
 // output allocation, the current torch stream) is in python/tilemla/*.py.
 //
 //===----------------------------------------------------------------------===//
+#include "ArrayArg.h"
 #include "tilemla/tilemla_c.h"
 
 #include <nanobind/nanobind.h>
@@ -23,52 +24,15 @@
 #include <vector>
 
 namespace nb = nanobind;
+using tilemla::python::Access;
+using tilemla::python::ArrayArg;
+using tilemla::python::errorType;
 
 namespace {
-/// What the kernels write (o, lse, a kernel's arguments), and what they
-/// only read (read-only arrays welcome).
-using Array = nb::ndarray<>;
-using Input = nb::ndarray<nb::ro>;
-
-/// Raised for every failed call (a RuntimeError). Kept for the process's
-/// life: the module holds its reference and nothing releases it.
-PyObject *errorType = nullptr;
-
 void check(tilemla_status status) {
-  if (status != TILEMLA_OK) {
-    PyErr_SetString(errorType, tilemla_last_error());
-    throw nb::python_error();
-  }
+  if (status != TILEMLA_OK)
+    tilemla::python::raiseError(tilemla_last_error());
 }
-
-/// An ndarray as a DLTensor (its shape and strides stay the ndarray's).
-template <typename ArrayType> DLTensor dlTensor(const ArrayType &array) {
-  DLTensor t{};
-  t.data = array.data_handle();
-  t.device.device_type = DLDeviceType(array.device_type());
-  t.device.device_id = array.device_id();
-  t.ndim = int32_t(array.ndim());
-  t.dtype.code = array.dtype().code;
-  t.dtype.bits = array.dtype().bits;
-  t.dtype.lanes = array.dtype().lanes;
-  t.shape = const_cast<int64_t *>(array.shape_ptr());
-  t.strides = const_cast<int64_t *>(array.stride_ptr());
-  t.byte_offset = array.byte_offset();
-  return t;
-}
-
-/// An optional ndarray's DLTensor, and the pointer the C ABI takes.
-struct OptionalTensor {
-  DLTensor tensor{};
-  const DLTensor *pointer = nullptr;
-  template <typename ArrayType>
-  explicit OptionalTensor(const std::optional<ArrayType> &array) {
-    if (array) {
-      tensor = dlTensor(*array);
-      pointer = &tensor;
-    }
-  }
-};
 
 tilemla_split_policy splitPolicy(const std::string &name) {
   if (name == "fixed4")
@@ -141,53 +105,51 @@ public:
 
   /// One call's arguments as the C ABI takes them.
   struct Call {
-    DLTensor q, kv, o, blockTable, seqLens;
-    OptionalTensor qPe, lse, scaleTensor;
+    ArrayArg q, qPe, kv, o, blockTable, seqLens, lse, scaleTensor;
     tilemla_decode_metadata md;
-    Call(const Input &qIn, const std::optional<Input> &qPeIn, const Input &kvIn,
-         const Input &bt, const Input &lens, int64_t maxSeqLen,
-         const Array &oIn, const std::optional<Array> &lseIn,
-         std::optional<float> kvScale,
-         const std::optional<Input> &kvScaleTensor, const Schedule *schedule)
-        : q(dlTensor(qIn)), kv(dlTensor(kvIn)), o(dlTensor(oIn)),
-          blockTable(dlTensor(bt)), seqLens(dlTensor(lens)), qPe(qPeIn),
-          lse(lseIn), scaleTensor(kvScaleTensor) {
+    Call(nb::handle qIn, nb::handle qPeIn, nb::handle kvIn, nb::handle bt,
+         nb::handle lens, int64_t maxSeqLen, nb::handle oIn, nb::handle lseIn,
+         std::optional<float> kvScale, nb::handle kvScaleTensor,
+         const Schedule *schedule)
+        : q(qPeIn.is_none() ? "q" : "q_nope", qIn, Access::ReadOnly),
+          qPe("q_pe", qPeIn, Access::ReadOnly),
+          kv("kv_cache", kvIn, Access::ReadOnly), o("o", oIn, Access::Writable),
+          blockTable("block_table", bt, Access::ReadOnly),
+          seqLens("seq_lens", lens, Access::ReadOnly),
+          lse("lse", lseIn, Access::Writable),
+          scaleTensor("kv_scale", kvScaleTensor, Access::ReadOnly) {
       tilemla_decode_metadata_init(&md);
-      md.block_table = &blockTable;
-      md.seq_lens = &seqLens;
+      md.block_table = blockTable.get();
+      md.seq_lens = seqLens.get();
       md.max_seq_len = maxSeqLen;
       md.has_kv_scale = kvScale.has_value();
       md.kv_scale = kvScale.value_or(0.0f);
-      md.kv_scale_tensor = scaleTensor.pointer;
+      md.kv_scale_tensor = scaleTensor.get();
       md.schedule = schedule ? schedule->schedule : nullptr;
     }
   };
 
-  void forwardDecode(const Input &q, const std::optional<Input> &qPe,
-                     const Input &kv, const Input &blockTable,
-                     const Input &seqLens, int64_t maxSeqLen, const Array &o,
-                     const std::optional<Array> &lse, uintptr_t stream,
-                     std::optional<float> kvScale,
-                     const std::optional<Input> &kvScaleTensor,
-                     const Schedule *schedule) {
+  void forwardDecode(nb::handle q, nb::handle qPe, nb::handle kv,
+                     nb::handle blockTable, nb::handle seqLens,
+                     int64_t maxSeqLen, nb::handle o, nb::handle lse,
+                     uintptr_t stream, std::optional<float> kvScale,
+                     nb::handle kvScaleTensor, const Schedule *schedule) {
     Call c(q, qPe, kv, blockTable, seqLens, maxSeqLen, o, lse, kvScale,
            kvScaleTensor, schedule);
     tilemla_status status;
     {
       nb::gil_scoped_release unlocked; // the call queues work, or interprets
-      status = tilemla_mla_forward_decode(impl, &c.q, c.qPe.pointer, &c.kv,
-                                          &c.md, &c.o, c.lse.pointer,
-                                          reinterpret_cast<void *>(stream));
+      status = tilemla_mla_forward_decode(
+          impl, c.q.get(), c.qPe.get(), c.kv.get(), &c.md, c.o.get(),
+          c.lse.get(), reinterpret_cast<void *>(stream));
     }
     check(status);
   }
 
-  int32_t precompile(const Input &q, const std::optional<Input> &qPe,
-                     const Input &kv, const Input &blockTable,
-                     const Input &seqLens, int64_t maxSeqLen, const Array &o,
-                     const std::optional<Array> &lse,
-                     std::optional<float> kvScale,
-                     const std::optional<Input> &kvScaleTensor,
+  int32_t precompile(nb::handle q, nb::handle qPe, nb::handle kv,
+                     nb::handle blockTable, nb::handle seqLens,
+                     int64_t maxSeqLen, nb::handle o, nb::handle lse,
+                     std::optional<float> kvScale, nb::handle kvScaleTensor,
                      const Schedule *schedule) {
     Call c(q, qPe, kv, blockTable, seqLens, maxSeqLen, o, lse, kvScale,
            kvScaleTensor, schedule);
@@ -195,8 +157,8 @@ public:
     tilemla_status status;
     {
       nb::gil_scoped_release unlocked;
-      status = tilemla_mla_precompile(impl, &c.q, c.qPe.pointer, &c.kv, &c.md,
-                                      &c.o, c.lse.pointer, &sets);
+      status = tilemla_mla_precompile(impl, c.q.get(), c.qPe.get(), c.kv.get(),
+                                      &c.md, c.o.get(), c.lse.get(), &sets);
     }
     check(status);
     return sets;
@@ -208,12 +170,12 @@ public:
     return new Schedule(schedule);
   }
 
-  void scheduleDecode(const Input &seqLens, Schedule &schedule,
+  void scheduleDecode(nb::handle seqLens, Schedule &schedule,
                       uintptr_t stream) {
-    DLTensor lens = dlTensor(seqLens);
+    ArrayArg lens("seq_lens", seqLens, Access::ReadOnly);
     tilemla_decode_metadata md;
     tilemla_decode_metadata_init(&md);
-    md.seq_lens = &lens;
+    md.seq_lens = lens.get();
     tilemla_status status;
     {
       nb::gil_scoped_release unlocked;
@@ -259,9 +221,8 @@ public:
               const std::vector<nb::object> &values, uintptr_t stream) {
     if (kinds.size() != values.size())
       throw nb::value_error("launch: one kind per value");
-    // The ndarrays own their DLTensors' shapes: kept until the launch ends.
-    std::vector<Array> arrays(values.size());
-    std::vector<DLTensor> tensors(values.size());
+    // Kept until the launch ends: the DLTensors point into them.
+    std::vector<std::optional<ArrayArg>> arrays(values.size());
     std::vector<tilemla_arg> args(values.size());
     for (size_t i = 0; i < values.size(); ++i) {
       tilemla_arg &arg = args[i];
@@ -270,9 +231,9 @@ public:
       switch (kinds[i]) {
       case TILEMLA_ARG_TENSOR:
       case TILEMLA_ARG_TENSOR_DESC:
-        arrays[i] = nb::cast<Array>(value);
-        tensors[i] = dlTensor(arrays[i]);
-        arg.value.tensor = &tensors[i];
+        arrays[i].emplace(("args[" + std::to_string(i) + "]").c_str(), value,
+                          Access::Writable);
+        arg.value.tensor = arrays[i]->get();
         break;
       case TILEMLA_ARG_POINTER:
         arg.value.pointer =
@@ -329,6 +290,32 @@ NB_MODULE(_tilemla, m) {
       PyExc_RuntimeError, nullptr);
   m.attr("Error") = nb::handle(errorType);
   m.def("interpreter_mode", [] { return tilemla_interpreter_mode() != 0; });
+  // What a call would hand the C ABI for `array` (tests compare the torch
+  // attribute path with DLPack's): (read directly, data address, device
+  // type, device id, dtype code, bits, lanes, shape, strides, byte offset).
+  m.def(
+      "_describe_array",
+      [](nb::handle array, bool writable, bool torchDirect) -> nb::object {
+        ArrayArg arg("array", array,
+                     writable ? Access::Writable : Access::ReadOnly,
+                     torchDirect);
+        const DLTensor *t = arg.get();
+        if (!t)
+          return nb::none();
+        nb::list shape, strides;
+        for (int i = 0; i < t->ndim; ++i) {
+          shape.append(t->shape[i]);
+          strides.append(t->strides ? nb::object(nb::int_(t->strides[i]))
+                                    : nb::object(nb::none()));
+        }
+        return nb::make_tuple(
+            arg.readDirectly(), reinterpret_cast<uintptr_t>(t->data),
+            int(t->device.device_type), t->device.device_id, int(t->dtype.code),
+            int(t->dtype.bits), int(t->dtype.lanes), nb::tuple(shape),
+            nb::tuple(strides), t->byte_offset);
+      },
+      nb::arg("array").none(), nb::arg("writable") = false,
+      nb::arg("torch_direct") = true);
   m.attr("ARG_POINTER") = int(TILEMLA_ARG_POINTER);
   m.attr("ARG_I32") = int(TILEMLA_ARG_I32);
   m.attr("ARG_I64") = int(TILEMLA_ARG_I64);

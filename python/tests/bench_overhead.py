@@ -1,19 +1,63 @@
 """Host time of forward_decode from Python (median of 1000 calls, graph-free,
 outputs given), to compare with mla-bench's "host us" for the same shape in
 the same session: python python/tests/bench_overhead.py [B] [H] [L]
-(on a GPU machine; not a pytest module)."""
+(on a GPU machine; not a pytest module).
 
+With --interpreted (no GPU needed) it times the binding alone: an empty
+batch in interpreter mode is validated and returns without a launch, so the
+median is the arrays' import, the wrapper, the C ABI and the C++ checks,
+for torch CPU tensors and for NumPy arrays."""
+
+import os
 import statistics
 import sys
-import time
 
-import torch
+INTERPRETED = "--interpreted" in sys.argv
+if INTERPRETED:
+    os.environ["TILEMLA_INTERPRET"] = "1"
 
-from tilemla.mla import Options, TritonMLAImpl
+import time  # noqa: E402
 
-B, H, L = (int(a) for a in (sys.argv[1:] + ["8", "16", "4096"][len(sys.argv) - 1:])[:3])
+import torch  # noqa: E402
+
+from tilemla.mla import Options, TritonMLAImpl  # noqa: E402
+
+sizes = [int(a) for a in sys.argv[1:] if not a.startswith("--")]
+B, H, L = (sizes + [8, 16, 4096][len(sizes):])[:3]
 R, P, PAGE = 512, 64, 64
 pages = (L + PAGE - 1) // PAGE
+
+
+def median_us(call, count=1000, warmup=100, sync=None):
+    times = []
+    for i in range(count + warmup):
+        start = time.perf_counter_ns()
+        call()
+        times.append(time.perf_counter_ns() - start)
+        if sync and i % 50 == 0:
+            sync()  # keep the queue short
+    return statistics.median(times[warmup:]) / 1e3
+
+
+if INTERPRETED:
+    import numpy as np
+
+    impl = TritonMLAImpl(H, R + P, 0.07, 1, options=Options(
+        max_batch=max(B, 1), split_policy="auto"))
+    shapes = [(0, H, R + P), (B * pages, PAGE, R + P), (0, pages), (0,),
+              (0, H, R), (0, H)]
+    kinds = [torch.bfloat16, torch.bfloat16, torch.int32, torch.int32,
+             torch.bfloat16, torch.float32]
+    arrays = {"torch": [torch.zeros(s, dtype=k) for s, k in zip(shapes, kinds)],
+              "numpy": [np.zeros(s, np.float16 if k == torch.bfloat16 else
+                                 torch.empty(0, dtype=k).numpy().dtype)
+                        for s, k in zip(shapes, kinds)]}
+    for kind, (q, cache, table, lens, o, lse) in arrays.items():
+        print(f"{kind}: an empty batch through the binding, median of "
+              f"1000: Python {median_us(lambda: impl.forward_decode(q, cache, table, lens, L, o, lse, 0)):.2f} us, "  # noqa: E501
+              f"native layer {median_us(lambda: impl._native.forward_decode(q, None, cache, table, lens, L, o, lse, 0, None, None, None)):.2f} us")  # noqa: E501
+    sys.exit(0)
+
 cache = torch.randn(B * pages, PAGE, R + P, dtype=torch.bfloat16, device="cuda")
 table = torch.arange(B * pages, dtype=torch.int32, device="cuda").view(B, pages)
 lens = torch.full((B,), L, dtype=torch.int32, device="cuda")
@@ -23,12 +67,12 @@ lse = torch.empty(B, H, dtype=torch.float32, device="cuda")
 impl = TritonMLAImpl(H, R + P, 0.07, 1, None, None, "auto", None, "decoder",
                      None, options=Options(max_batch=B, split_policy="auto"))
 stream = torch.cuda.current_stream().cuda_stream
-times = []
-for i in range(1100):
-    start = time.perf_counter_ns()
-    impl.forward_decode(q, cache, table, lens, L, o, lse, stream)
-    times.append(time.perf_counter_ns() - start)
-    if i % 50 == 0:
-        torch.cuda.synchronize()  # keep the queue short
+explicit = median_us(
+    lambda: impl.forward_decode(q, cache, table, lens, L, o, lse, stream),
+    sync=torch.cuda.synchronize)
+current = median_us(
+    lambda: impl.forward_decode(q, cache, table, lens, L, o, lse),
+    sync=torch.cuda.synchronize)
 print(f"B={B} H={H} L={L}: Python forward_decode host time, median of 1000: "
-      f"{statistics.median(times[100:]) / 1e3:.2f} us")
+      f"{explicit:.2f} us with the stream given, {current:.2f} us on torch's "
+      f"current stream")

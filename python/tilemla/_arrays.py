@@ -52,7 +52,23 @@ def current_stream(arrays, stream):
         return int(getattr(stream, "cuda_stream", stream))
     for array in arrays:
         if array is not None and framework(array) == "torch" and array.is_cuda:
-            import torch
-
-            return int(torch.cuda.current_stream(array.device).cuda_stream)
+            return _torch_current_stream(array)
     return 0
+
+
+_raw_current_stream = None
+
+
+def _torch_current_stream(tensor):
+    """torch's current stream on `tensor`'s device as an int handle. Read
+    through torch._C._cuda_getCurrentRawStream where torch has it (the raw
+    handle, without building a torch.cuda.Stream each call: this runs on
+    every decode call), else through torch.cuda.current_stream."""
+    global _raw_current_stream
+    if _raw_current_stream is None:
+        import torch
+
+        _raw_current_stream = getattr(
+            torch._C, "_cuda_getCurrentRawStream",
+            lambda index: torch.cuda.current_stream(index).cuda_stream)
+    return int(_raw_current_stream(tensor.get_device()))

@@ -362,6 +362,14 @@ TEST(MlaValidation, ValidCallsReachTheDevice) {
               impl->forward_decode(zero.q, zero.kv, zero.md, zero.o, zero.lse);
             }),
             kValid);
+  // ... with the zero strides NumPy gives empty arrays.
+  for (TensorView *view :
+       {&zero.q, &zero.o, &zero.lse, &zero.md.block_table, &zero.md.seq_lens})
+    std::fill(view->strides.begin(), view->strides.end(), 0);
+  EXPECT_EQ(errorOf([&] {
+              impl->forward_decode(zero.q, zero.kv, zero.md, zero.o, zero.lse);
+            }),
+            kValid);
   // A step's schedule lives on a device (MlaStepScheduleTest uses one).
   EXPECT_EQ(errorOf([&] { impl->newDecodeSchedule(); }),
             "newDecodeSchedule: constructed with options.device = -1 (no "

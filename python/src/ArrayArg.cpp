@@ -1,0 +1,223 @@
+//===- ArrayArg.cpp - A call's array argument as a DLTensor ---------------===//
+#include "ArrayArg.h"
+
+#include <cstring>
+#include <string>
+
+namespace nb = nanobind;
+
+namespace tilemla::python {
+
+PyObject *errorType = nullptr;
+
+void raiseError(const std::string &message) {
+  PyErr_SetString(errorType, message.c_str());
+  throw nb::python_error();
+}
+
+namespace {
+/// DLPack 1.x codes that Debian's dlpack.h (0.6) does not name.
+constexpr uint8_t kDLBoolCode = 6;
+constexpr uint8_t kDLFloat8E4M3FNCode = 10;
+constexpr uint8_t kDLFloat8E5M2Code = 12;
+
+/// What the torch path reads, found once torch has been imported. Every
+/// object here lives as long as the interpreter (torch's type and dtype
+/// singletons, interned names), so the references are never released.
+struct TorchInfo {
+  PyTypeObject *tensorType = nullptr;
+  PyObject *strided = nullptr;
+  struct Dtype {
+    PyObject *object;
+    DLDataType type;
+  };
+  Dtype dtypes[12] = {};
+  int dtypeCount = 0;
+  PyObject *dtype, *layout, *requiresGrad, *isCuda, *isCpu, *getDevice, *shape,
+      *stride, *dataPtr;
+};
+
+PyObject *intern(const char *name) { return PyUnicode_InternFromString(name); }
+
+/// The torch facts, or null while torch is not imported (then no
+/// torch.Tensor can exist).
+const TorchInfo *torchInfo() {
+  static TorchInfo *info = nullptr;
+  if (info)
+    return info;
+  PyObject *torch = PyImport_GetModule(nb::str("torch").ptr());
+  if (!torch) {
+    PyErr_Clear();
+    return nullptr;
+  }
+  nb::object module = nb::steal(torch);
+  auto *made = new TorchInfo();
+  made->tensorType = reinterpret_cast<PyTypeObject *>(
+      nb::getattr(module, "Tensor").release().ptr());
+  made->strided = nb::getattr(module, "strided").release().ptr();
+  const struct {
+    const char *name;
+    DLDataType type;
+  } known[] = {{"float16", {kDLFloat, 16, 1}},
+               {"bfloat16", {kDLBfloat, 16, 1}},
+               {"float32", {kDLFloat, 32, 1}},
+               {"float64", {kDLFloat, 64, 1}},
+               {"int8", {kDLInt, 8, 1}},
+               {"int16", {kDLInt, 16, 1}},
+               {"int32", {kDLInt, 32, 1}},
+               {"int64", {kDLInt, 64, 1}},
+               {"uint8", {kDLUInt, 8, 1}},
+               {"bool", {kDLBoolCode, 8, 1}},
+               {"float8_e4m3fn", {kDLFloat8E4M3FNCode, 8, 1}},
+               {"float8_e5m2", {kDLFloat8E5M2Code, 8, 1}}};
+  for (const auto &[name, type] : known)
+    if (nb::hasattr(module, name))
+      made->dtypes[made->dtypeCount++] = {
+          nb::getattr(module, name).release().ptr(), type};
+  made->dtype = intern("dtype");
+  made->layout = intern("layout");
+  made->requiresGrad = intern("requires_grad");
+  made->isCuda = intern("is_cuda");
+  made->isCpu = intern("is_cpu");
+  made->getDevice = intern("get_device");
+  made->shape = intern("shape");
+  made->stride = intern("stride");
+  made->dataPtr = intern("data_ptr");
+  info = made;
+  return info;
+}
+
+/// A tuple of ints into `out`; false when it is not one or too long.
+bool readInts(PyObject *tuple, int64_t *out, int capacity, int &count) {
+  if (!tuple || !PyTuple_Check(tuple))
+    return false;
+  count = int(PyTuple_GET_SIZE(tuple));
+  if (count > capacity)
+    return false;
+  for (int i = 0; i < count; ++i) {
+    out[i] = PyLong_AsLongLong(PyTuple_GET_ITEM(tuple, i));
+    if (out[i] == -1 && PyErr_Occurred())
+      return false;
+  }
+  return true;
+}
+
+/// Whether `object.name` is True (false on any error).
+bool isTrue(PyObject *object, PyObject *name) {
+  nb::object value = nb::steal(PyObject_GetAttr(object, name));
+  return value.is_valid() && value.ptr() == Py_True;
+}
+} // namespace
+
+bool ArrayArg::readTorch(const char *name, PyObject *object) {
+  // torch.Tensor's type is named "Tensor": other types skip the lookup.
+  if (std::strcmp(Py_TYPE(object)->tp_name, "Tensor") != 0)
+    return false;
+  const TorchInfo *torch = torchInfo();
+  if (!torch || Py_TYPE(object) != torch->tensorType)
+    return false; // subclasses keep their own __dlpack__
+  nb::object dtype = nb::steal(PyObject_GetAttr(object, torch->dtype));
+  const TorchInfo::Dtype *known = nullptr;
+  for (int i = 0; i < torch->dtypeCount && dtype.is_valid(); ++i)
+    if (torch->dtypes[i].object == dtype.ptr())
+      known = &torch->dtypes[i];
+  nb::object layout = nb::steal(PyObject_GetAttr(object, torch->layout));
+  if (!known || layout.ptr() != torch->strided) {
+    PyErr_Clear();
+    return false;
+  }
+  if (isTrue(object, torch->requiresGrad))
+    raiseError(std::string(name) +
+               ": the tensor requires grad; pass it detached (.detach())");
+  if (isTrue(object, torch->isCuda)) {
+    nb::object index =
+        nb::steal(PyObject_CallMethodNoArgs(object, torch->getDevice));
+    const long id = index.is_valid() ? PyLong_AsLong(index.ptr()) : -1;
+    if (id < 0) {
+      PyErr_Clear();
+      return false;
+    }
+    tensor.device = {kDLCUDA, int32_t(id)};
+  } else if (isTrue(object, torch->isCpu)) {
+    tensor.device = {kDLCPU, 0};
+  } else {
+    PyErr_Clear();
+    return false; // meta, mps, xpu, ...: the DLPack path says what it can
+  }
+  nb::object sizes = nb::steal(PyObject_GetAttr(object, torch->shape));
+  nb::object steps =
+      nb::steal(PyObject_CallMethodNoArgs(object, torch->stride));
+  nb::object address =
+      nb::steal(PyObject_CallMethodNoArgs(object, torch->dataPtr));
+  int rank = 0, strideCount = 0;
+  if (!readInts(sizes.ptr(), shape, kMaxDirectRank, rank) ||
+      !readInts(steps.ptr(), strides, kMaxDirectRank, strideCount) ||
+      strideCount != rank || !address.is_valid()) {
+    PyErr_Clear();
+    return false;
+  }
+  void *data = PyLong_AsVoidPtr(address.ptr());
+  if (!data && PyErr_Occurred()) {
+    PyErr_Clear();
+    return false;
+  }
+  // data_ptr() is the first element's address, as torch's DLPack export
+  // gives it (byte_offset 0).
+  tensor.data = data;
+  tensor.ndim = rank;
+  tensor.dtype = known->type;
+  tensor.byte_offset = 0;
+  return true;
+}
+
+ArrayArg::ArrayArg(const char *name, nb::handle object, Access access,
+                   bool torchDirect) {
+  if (object.is_none())
+    return;
+  present = true;
+  if (torchDirect && readTorch(name, object.ptr())) {
+    direct = true;
+    return;
+  }
+  auto describe = [&](const auto &array) {
+    tensor.data = array.data_handle();
+    tensor.device = {DLDeviceType(array.device_type()),
+                     int32_t(array.device_id())};
+    tensor.ndim = int32_t(array.ndim());
+    tensor.dtype = {array.dtype().code, array.dtype().bits,
+                    array.dtype().lanes};
+    tensor.shape = const_cast<int64_t *>(array.shape_ptr());
+    tensor.strides = const_cast<int64_t *>(array.stride_ptr());
+    tensor.byte_offset = array.byte_offset();
+  };
+  auto refuse = [&](const char *what) {
+    raiseError(std::string(name) + ": expected " + what +
+               " (torch, CuPy, JAX, NumPy: any DLPack producer), got " +
+               nb::type_name(object.type()).c_str());
+  };
+  if (access == Access::ReadOnly) {
+    nb::ndarray<nb::ro> array;
+    if (!nb::try_cast(object, array, /*convert=*/false))
+      refuse("an array");
+    importedReadOnly = std::move(array);
+    describe(*importedReadOnly);
+  } else {
+    nb::ndarray<> array;
+    if (!nb::try_cast(object, array, /*convert=*/false))
+      refuse("a writable array");
+    imported = std::move(array);
+    describe(*imported);
+  }
+}
+
+const DLTensor *ArrayArg::get() {
+  if (!present)
+    return nullptr;
+  if (direct) { // its own arrays, wherever this object now lives
+    tensor.shape = shape;
+    tensor.strides = strides;
+  }
+  return &tensor;
+}
+
+} // namespace tilemla::python
