@@ -13,6 +13,7 @@
 #include "llvm/IR/Module.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/Passes/StandardInstrumentations.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Target/TargetMachine.h"
@@ -98,7 +99,14 @@ Error optimizeLLVMIR(Module &module, const GpuTarget &target) {
   FunctionAnalysisManager functions;
   CGSCCAnalysisManager cgscc;
   ModuleAnalysisManager modules;
-  PassBuilder builder(machine->get());
+  // LLVM's own instrumentation, so that -mllvm options such as
+  // -time-passes and -print-after-all reach these passes too.
+  PassInstrumentationCallbacks callbacks;
+  StandardInstrumentations instrumentation(module.getContext(),
+                                           /*DebugLogging=*/false);
+  instrumentation.registerCallbacks(callbacks, &modules);
+  PassBuilder builder(machine->get(), PipelineTuningOptions(), std::nullopt,
+                      &callbacks);
   builder.registerModuleAnalyses(modules);
   builder.registerCGSCCAnalyses(cgscc);
   builder.registerFunctionAnalyses(functions);
