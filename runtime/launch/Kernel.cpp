@@ -18,6 +18,7 @@
 #include <fstream>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <sstream>
 
 namespace tilemla {
@@ -447,11 +448,17 @@ void Kernel::prepare(
   CUcontext context = currentContext();
   std::vector<ArgFacts> specs;
   std::vector<runtime::CompileRequest> compiles;
+  // Each key once: a second request for it would hold a thread waiting for
+  // the first (precompile asks for one stage-1 kernel in most of its sets).
+  std::set<std::string> keys;
   for (const auto &[kernel, args] : launches) {
     specs.push_back(argSpecialization(args));
     std::lock_guard<std::mutex> lock(kernel.impl->mutex);
-    if (!kernel.impl->find(context, specs.back()))
-      compiles.push_back(kernel.impl->requestFor(specs.back()));
+    if (kernel.impl->find(context, specs.back()))
+      continue;
+    runtime::CompileRequest request = kernel.impl->requestFor(specs.back());
+    if (keys.insert(runtime::computeCacheKey(request)).second)
+      compiles.push_back(std::move(request));
   }
   // One compile per hardware thread at most; every compile ends before the
   // first error is rethrown.
