@@ -449,6 +449,11 @@ FailureOr<TValue> MLIRGenImpl::genBinary(const BinaryExprAST &e) {
   FailureOr<TValue> rhs = genExpr(e.getRHS());
   if (failed(rhs))
     return failure();
+  // Two dtypes compare at compile time (`if DOT_T == T`).
+  if (lhs->kind == TValue::DType && rhs->kind == TValue::DType &&
+      (e.getOp() == BinaryOp::Eq || e.getOp() == BinaryOp::Ne))
+    return TValue::ofBool((lhs->type == rhs->type) ==
+                          (e.getOp() == BinaryOp::Eq));
   if (failed(requireValue(*lhs, e.getLHS().loc())) ||
       failed(requireValue(*rhs, e.getRHS().loc())))
     return failure();
