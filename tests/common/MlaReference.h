@@ -62,6 +62,8 @@ struct MlaCase {
   bool scaleOnDevice = false;
   /// An fp8_ds_mla cache (R = 512).
   bool dsMla = false;
+  /// q's values are uniform in [-qMagnitude, qMagnitude].
+  double qMagnitude = 1;
 
   int B() const { return int(lens.size()); }
   /// Query rows per request: token j's head h is row j * H + h.
@@ -81,6 +83,8 @@ struct MlaCase {
       os << " fp8 kv_scale=" << kvScale << (scaleOnDevice ? " (device)" : "");
     if (dsMla)
       os << " fp8_ds_mla";
+    if (qMagnitude != 1)
+      os << " |q|<=" << qMagnitude;
     os << (pair ? " pair" : " q") << " lens=[";
     for (size_t i = 0; i < lens.size(); ++i)
       os << (i ? "," : "") << lens[i];
@@ -220,15 +224,15 @@ inline MlaProblem makeMlaProblem(const MlaCase &c, std::mt19937_64 &rng) {
     p.qpStrideB = c.sq * p.qpStrideS + 4;
     p.qn = HostTensor(c.type, size_t(std::max(1, B)) * p.qnStrideB);
     p.qp = HostTensor(c.type, size_t(std::max(1, B)) * p.qpStrideB);
-    fillUniform(p.qn, rng, -1, 1);
-    fillUniform(p.qp, rng, -1, 1);
+    fillUniform(p.qn, rng, -c.qMagnitude, c.qMagnitude);
+    fillUniform(p.qp, rng, -c.qMagnitude, c.qMagnitude);
   } else {
     p.qnStrideH = D, p.qnStrideS = c.H * D + tokenPad;
     p.qnStrideB = c.sq * p.qnStrideS;
     p.qpStrideH = D, p.qpStrideS = p.qnStrideS, p.qpStrideB = p.qnStrideB;
     p.qpOffset = c.R;
     p.qn = HostTensor(c.type, size_t(std::max(1, B)) * p.qnStrideB);
-    fillUniform(p.qn, rng, -1, 1);
+    fillUniform(p.qn, rng, -c.qMagnitude, c.qMagnitude);
   }
   return p;
 }

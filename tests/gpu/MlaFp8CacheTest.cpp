@@ -12,6 +12,9 @@
 // DeepSeek's 656-byte tokens (a scale per tile of 128 codes, bf16 rope),
 // against the reference on what they decode to, over the same pages,
 // heads, lengths and policies (bf16 only: the API refuses f16 q there).
+// Fp8CacheF16Dots: both layouts with TritonMLAOptions::f16Dots (the codes
+// widened to f16, q scaled by a power of two to fit), q from 2^-30 to 2^20
+// in magnitude, over the same pages, heads and policies.
 //
 // Interpreted (TILEMLA_INTERPRET=1, CI), the cases of up to 1000 tokens and
 // 32 heads run.
@@ -94,5 +97,48 @@ TEST_F(MlaGpuTest, Fp8DsMlaCachePoliciesAndPages) {
   runs.push_back({multi, SP::Auto});
   runs.push_back({multi, SP::BatchInvariant});
   family("fp8_ds_mla cache", runs);
+}
+
+TEST_F(MlaGpuTest, Fp8CacheF16Dots) {
+  Tuning f16Dots;
+  f16Dots.f16Dots = true;
+  // q's largest value far past f16's (65504) and far below its normal
+  // range; the softmax scale keeps the scores near 1 either way.
+  auto sized = [](MlaCase c, double magnitude) {
+    c.qMagnitude = magnitude;
+    c.scale /= magnitude;
+    return c;
+  };
+  std::vector<Run> runs;
+  for (SP policy : {SP::Fixed4, SP::BatchInvariant, SP::Auto}) {
+    for (int page : {1, 16, 64, 33}) {
+      runs.push_back({fp8(mk(16, page, {0, 1, 4096, 300}), 1.0 / 240, page % 2),
+                      policy, mla::LseDType::F32, f16Dots});
+      runs.push_back({dsMla(mk(16, page, {5, 0, 999}, DType::BF16, true)),
+                      policy, mla::LseDType::F32, f16Dots});
+    }
+    for (int page : {1, 64}) {
+      runs.push_back({fp8(mk(128, page, {1, 0, 4096, 77}), 1.0 / 224), policy,
+                      mla::LseDType::F32, f16Dots});
+      runs.push_back({dsMla(mk(128, page, {1, 0, 4096, 77})), policy,
+                      mla::LseDType::F32, f16Dots});
+    }
+  }
+  for (double magnitude : {0x1p20, 0x1p-30, 3e4}) {
+    runs.push_back(
+        {sized(fp8(mk(16, 16, {700, 3, 0, 64}), 1.0 / 240), magnitude),
+         SP::Auto, mla::LseDType::F32, f16Dots});
+    runs.push_back(
+        {sized(dsMla(mk(20, 64, {500, 1, 130}, DType::BF16, true)), magnitude),
+         SP::Auto, mla::LseDType::F32, f16Dots});
+  }
+  MlaCase negative = fp8(mk(16, 16, {700, 3, 0, 64}), -0.01, true);
+  runs.push_back({negative, SP::Auto, mla::LseDType::F32, f16Dots});
+  MlaCase multi = dsMla(mk(16, 16, {2, 0, 1, 300, 900}, DType::BF16, true));
+  multi.sq = 3;
+  runs.push_back({multi, SP::Auto, mla::LseDType::F32, f16Dots});
+  runs.push_back({fp8(mk(16, 64, {70000, 1, 0}), 1.0 / 200, true), SP::Auto,
+                  mla::LseDType::F32, f16Dots});
+  family("fp8 caches, f16 dots", runs);
 }
 } // namespace

@@ -37,6 +37,7 @@ struct Tuning {
   bool scoreWarpgroup = true; ///< the library's default
   bool seesaw = false;
   bool latentHalves = false;
+  bool f16Dots = false;
   bool scheduleInStage1 = false;
   int persistentWaves = 0;
   int numSMs = 0; ///< fewer persistent programs: many items each
@@ -88,6 +89,7 @@ protected:
     options.scoreWarpgroup = tuning.scoreWarpgroup;
     options.seesaw = tuning.seesaw;
     options.latentHalves = tuning.latentHalves;
+    options.f16Dots = tuning.f16Dots;
     options.scheduleInStage1 = tuning.scheduleInStage1;
     options.persistentWaves = tuning.persistentWaves;
     options.numSMs = tuning.numSMs;
@@ -175,6 +177,7 @@ protected:
           (r.tuning.scoreWarpgroup ? "" : " no-score-warpgroup") +
           (r.tuning.seesaw ? " seesaw" : "") +
           (r.tuning.latentHalves ? " latent-halves" : "") +
+          (r.tuning.f16Dots ? " f16-dots" : "") +
           (r.tuning.scheduleInStage1 ? " schedule-in-stage1" : "") +
           (r.tuning.persistentWaves
                ? " persistent=" + std::to_string(r.tuning.persistentWaves)

@@ -85,7 +85,8 @@ std::vector<Shape> adversarialMixes(int H, int page, int sq) {
       "                 [--latent-halves] [--persistent=W]\n"
       "                 [--schedule=default|off|always] [--step-schedule]\n"
       "                 [--schedule-in-stage1]\n"
-      "                 [--mixes] [--kv-dtype=bf16|fp8|fp8_ds_mla]\n"
+      "                 [--mixes] [--kv-dtype=bf16|fp8|fp8_ds_mla] "
+      "[--f16-dots]\n"
       "\n"
       "  --quick   (default) B=1,8,32,128 L=4096,8192,32768 H=16,128 page=64,\n"
       "            and H=64 for B=8,32,128; uniform and ragged\n"
@@ -125,6 +126,8 @@ std::vector<Shape> adversarialMixes(int H, int page, int sq) {
       "            a host scale) or fp8_ds_mla (656-byte tokens with their "
       "own\n"
       "            scales); GB/s counts the bytes read\n"
+      "  --f16-dots  with an fp8 cache and bf16 q, widen the codes to f16\n"
+      "            and run the cache's dots in f16 (an experiment)\n"
       "  --schedule-in-stage1  where a call schedules on the device, stage 1\n"
       "            makes the schedule itself: one launch fewer (an "
       "experiment)\n"
@@ -313,6 +316,8 @@ Options parseOptions(int argc, char **argv) {
       o.seesaw = true;
     } else if (arg == "--latent-halves") {
       o.latentHalves = true;
+    } else if (arg == "--f16-dots") {
+      o.f16Dots = true;
     } else if (arg == "--schedule-in-stage1") {
       o.scheduleInStage1 = true;
     } else if (arg == "--persistent") {

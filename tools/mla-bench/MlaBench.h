@@ -45,6 +45,7 @@ struct Options {
   bool scoreWarpgroup = true; ///< a third warpgroup for the score tiles
   bool seesaw = false;        ///< alternate score tiles between the warpgroups
   bool latentHalves = false;  ///< stream the latent part in two halves
+  bool f16Dots = false;       ///< fp8 caches: the codes widen to f16
   bool scheduleInStage1 = false; ///< stage 1 makes the device schedule
   int persistentWaves = 0;       ///< with it, stage-1 programs per SM (0: off)
   mla::DeviceSchedule deviceSchedule = mla::DeviceSchedule::Default;

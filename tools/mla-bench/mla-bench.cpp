@@ -161,6 +161,7 @@ mla::TritonMLAImpl makeImpl(int H, int maxBatch, int maxQueryLen,
   options.scoreWarpgroup = o.scoreWarpgroup;
   options.seesaw = o.seesaw;
   options.latentHalves = o.latentHalves;
+  options.f16Dots = o.f16Dots;
   options.scheduleInStage1 = o.scheduleInStage1;
   options.persistentWaves = o.persistentWaves;
   options.deviceSchedule = o.deviceSchedule;
