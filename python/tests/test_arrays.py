@@ -23,8 +23,9 @@ DTYPES = [torch.float16, torch.bfloat16, torch.float32, torch.float64,
           torch.bool, torch.float8_e4m3fn, torch.float8_e5m2]
 
 
-def views(dtype):
-    base = torch.arange(4 * 6 * 8, dtype=torch.float32).view(4, 6, 8).to(dtype)
+def views(dtype, device="cpu"):
+    base = torch.arange(4 * 6 * 8, dtype=torch.float32,
+                        device=device).view(4, 6, 8).to(dtype)
     return {
         "contiguous": base,
         "offset slice": base[1:, 2:, 3:],
@@ -37,9 +38,13 @@ def views(dtype):
     }
 
 
+DEVICES = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
+
+
+@pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
-def test_torch_tensors_read_directly_as_dlpack_gives_them(dtype):
-    for name, view in views(dtype).items():
+def test_torch_tensors_read_directly_as_dlpack_gives_them(dtype, device):
+    for name, view in views(dtype, device).items():
         for writable in (False, True):
             direct = _tilemla._describe_array(view, writable)
             through_dlpack = _tilemla._describe_array(view, writable, False)
