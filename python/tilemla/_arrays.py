@@ -51,7 +51,8 @@ def current_stream(arrays, stream):
     if stream is not None:
         return int(getattr(stream, "cuda_stream", stream))
     for array in arrays:
-        if array is not None and framework(array) == "torch" and array.is_cuda:
+        if (array is not None and type(array).__module__.startswith("torch")
+                and array.is_cuda):
             return _torch_current_stream(array)
     return 0
 

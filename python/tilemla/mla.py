@@ -92,14 +92,15 @@ class TritonMLAImpl:
         q_pe = None
         if isinstance(q, (tuple, list)):
             q, q_pe = q
-        rows = tuple(q.shape[:-1])  # [B, H] or [B, s_q, H]
-        if o is None:
-            o = empty_like_framework(q, rows + (self.kv_lora_rank,),
-                                     stream=stream)
-        if lse is None:
-            lse = empty_like_framework(
-                q, rows, None if self.options.lse_dtype == "query"
-                else float32_of(q), stream=stream)
+        if o is None or lse is None:
+            rows = tuple(q.shape[:-1])  # [B, H] or [B, s_q, H]
+            if o is None:
+                o = empty_like_framework(q, rows + (self.kv_lora_rank,),
+                                         stream=stream)
+            if lse is None:
+                lse = empty_like_framework(
+                    q, rows, None if self.options.lse_dtype == "query"
+                    else float32_of(q), stream=stream)
         if max_seq_len is None:
             max_seq_len = -1
         scale_value = scale_tensor = None
