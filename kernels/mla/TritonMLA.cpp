@@ -292,7 +292,7 @@ TritonMLAImpl::Kernels &TritonMLAImpl::kernelsFor(int64_t pageSize, int splits,
     stage1["KV_SCALE"] = std::to_string(kvScaleMode);
   if (kvFormat == KvCacheFormat::Fp8DsMla)
     stage1["KV_LAYOUT"] = "1";
-  if (kvFormat != KvCacheFormat::Native && opts.f16Dots && dtype == DType::BF16)
+  if (kvFormat == KvCacheFormat::Fp8 && opts.f16Dots && dtype == DType::BF16)
     stage1["DOT_T"] = dtypeName(DType::F16);
   // Made in stage 1: the schedule kernel's cut (its constants).
   if (scheduleMode == 2) {

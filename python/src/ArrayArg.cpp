@@ -105,6 +105,8 @@ bool readInts(PyObject *tuple, int64_t *out, int capacity, int &count) {
 /// Whether `object.name` is True (false on any error).
 bool isTrue(PyObject *object, PyObject *name) {
   nb::object value = nb::steal(PyObject_GetAttr(object, name));
+  if (!value.is_valid())
+    PyErr_Clear();
   return value.is_valid() && value.ptr() == Py_True;
 }
 } // namespace

@@ -85,3 +85,15 @@ def test_tensor_descriptor_argument():
     with pytest.raises(tilemla.Error, match=r"args\[0\]: a tensor of f16 "
                                             r"for a desc<f32> parameter"):
         boxes[2](table.astype(np.float16), out)
+    # One column: its stride is any (here 7 elements).
+    column = np.lib.stride_tricks.as_strided(table[:, 4:], shape=(6, 1),
+                                             strides=(64, 28))
+    out[:] = np.nan
+    boxes[2](tilemla.desc(column), out)
+    np.testing.assert_array_equal(out[:6, 0], table[:, 4])
+    np.testing.assert_array_equal(out[6:, 0], 0)
+    np.testing.assert_array_equal(out[:, 1:], 0)
+    with pytest.raises(tilemla.Error, match=r"args\[0\]: a tensor "
+                                            r"descriptor is 2-D with a unit "
+                                            r"last stride"):
+        boxes[2](table[:, ::2], out)

@@ -51,7 +51,10 @@ def current_stream(arrays, stream):
     if stream is not None:
         return int(getattr(stream, "cuda_stream", stream))
     for array in arrays:
-        if (array is not None and type(array).__module__.startswith("torch")
+        if array is None:
+            continue
+        module = type(array).__module__  # torch or torch.*, not torchvision
+        if ((module == "torch" or module.startswith("torch."))
                 and array.is_cuda):
             return _torch_current_stream(array)
     return 0

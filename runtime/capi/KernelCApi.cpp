@@ -60,10 +60,20 @@ void checkElements(const std::string &name, const DLTensor &tensor,
       param));
 }
 
+/// A CUDA tensor must live on the device the launch goes to (`device`; -1
+/// in interpreter mode, where device memory is the host's).
+void checkDevice(const std::string &name, const DLTensor &tensor, int device) {
+  if (device >= 0 && tensor.device.device_type == kDLCUDA &&
+      tensor.device.device_id != device)
+    throw ArgumentError(fmt::format("{}: a tensor on CUDA device {}; the "
+                                    "launch goes to the current device, {}",
+                                    name, tensor.device.device_id, device));
+}
+
 /// args[i] as a KernelArg for a parameter of type `param` (its CPU tensor
-/// lent to the launch).
+/// lent to the launch); `device`: the current device's ordinal.
 KernelArg kernelArg(const tilemla_arg &arg, size_t i, const std::string &param,
-                    CallLoans &loans) {
+                    int device, CallLoans &loans) {
   const std::string name = fmt::format("args[{}]", i);
   KernelArg out = KernelArg::i32(0);
   switch (arg.kind) {
@@ -87,6 +97,7 @@ KernelArg kernelArg(const tilemla_arg &arg, size_t i, const std::string &param,
     checkShape(name.c_str(), *arg.value.tensor);
     checkElements(name, *arg.value.tensor, param);
     out = KernelArg::pointer(dataOf(name.c_str(), *arg.value.tensor));
+    checkDevice(name, *arg.value.tensor, device);
     loans.add(*arg.value.tensor);
     break;
   case TILEMLA_ARG_TENSOR_DESC: {
@@ -94,11 +105,16 @@ KernelArg kernelArg(const tilemla_arg &arg, size_t i, const std::string &param,
     requireNonNull(t, (name + ".value.tensor").c_str());
     checkShape(name.c_str(), *t);
     checkElements(name, *t, param);
-    if (t->ndim != 2 || (t->strides && t->strides[1] != 1))
+    // A dimension of one element may have any stride (DLPack producers
+    // differ there): such a row stride is the compact one.
+    if (t->ndim != 2 || (t->strides && t->strides[1] != 1 && t->shape[1] > 1))
       throw ArgumentError(fmt::format(
           "{}: a tensor descriptor is 2-D with a unit last stride", name));
+    const int64_t rowStride =
+        t->strides && t->shape[0] > 1 ? t->strides[0] : t->shape[1];
     out = KernelArg::tensor(dataOf(name.c_str(), *t), t->shape[0], t->shape[1],
-                            t->strides ? t->strides[0] : t->shape[1]);
+                            rowStride);
+    checkDevice(name, *t, device);
     loans.add(*t);
     break;
   }
@@ -176,9 +192,10 @@ tilemla_status tilemla_kernel_launch(tilemla_kernel *kernel,
     static const std::vector<std::string> none;
     const std::vector<std::string> &params =
         tensors ? kernel->parameters() : none;
+    const int device = tensors ? currentDeviceOrdinal() : -1;
     for (size_t i = 0; i < count; ++i)
-      launchArgs.push_back(
-          kernelArg(args[i], i, i < params.size() ? params[i] : "", loans));
+      launchArgs.push_back(kernelArg(
+          args[i], i, i < params.size() ? params[i] : "", device, loans));
     kernel->kernel.launch({grid[0], grid[1], grid[2]}, launchArgs, stream);
   });
 }

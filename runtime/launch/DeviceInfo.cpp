@@ -28,4 +28,8 @@ DeviceInfo deviceInfo() {
   TILEMLA_CU(cuMemGetInfo, "free device memory", &info.freeMemory, &total);
   return info;
 }
+
+int currentDeviceOrdinal() {
+  return isInterpreterMode() ? -1 : int(currentDevice());
+}
 } // namespace tilemla

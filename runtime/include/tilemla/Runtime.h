@@ -339,6 +339,9 @@ struct DeviceInfo {
 /// caller made another current). Throws tilemla::Error without a driver; in
 /// interpreter mode describes the host ("CPU interpreter", memory 0).
 TILEMLA_API DeviceInfo deviceInfo();
+/// Only the current device's ordinal (deviceInfo().ordinal, without the
+/// rest): where launches go. -1 in interpreter mode.
+TILEMLA_API int currentDeviceOrdinal();
 } // namespace tilemla
 
 #endif

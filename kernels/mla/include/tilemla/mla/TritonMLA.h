@@ -161,12 +161,14 @@ struct TritonMLAOptions {
   /// dots (docs/design/PINGPONG.md section 15.2). Measured on the H200:
   /// 0-2.5 % slower at H=64 and 128 (no shape gains), so off.
   bool latentHalves = false;
-  /// An experiment, off by default: with an fp8 cache and bf16 queries,
-  /// stage 1 widens the codes to f16 rather than bf16 (one cvt per two
-  /// codes on sm_89+, against about four instructions on sm_90) and runs the
-  /// cache's dots in f16: q scaled by a power of two so that its largest
-  /// value fits (exact above f16's normal floor), the scores scaled back,
-  /// p rounded to f16 (finer than bf16 in [0, 1]). Not yet measured.
+  /// An experiment, off by default: with a per-tensor fp8 cache ("fp8",
+  /// "fp8_e4m3") and bf16 queries, stage 1 widens the codes to f16 rather
+  /// than bf16 (one cvt per two codes on sm_89+, against about four
+  /// instructions on sm_90) and runs the cache's dots in f16: q scaled by a
+  /// power of two so that its largest value fits (exact above f16's normal
+  /// floor), the scores scaled back, p computed times 2^13 and rounded to
+  /// f16. No effect on "fp8_ds_mla" (p times a tile's scale would fall
+  /// below f16's range). Not yet measured.
   bool f16Dots = false;
   /// With that producer, stage 1 can run persistentWaves programs per SM
   /// (1..16), each taking work items (head block, request, split) that many
