@@ -21,23 +21,56 @@ constexpr uint8_t kDLBoolCode = 6;
 constexpr uint8_t kDLFloat8E4M3FNCode = 10;
 constexpr uint8_t kDLFloat8E5M2Code = 12;
 
+/// A member of torch.Tensor that the torch path reads: an attribute, or a
+/// method called without arguments. torch defines them in C on its tensor
+/// base class (getset and method descriptors): read through the descriptor
+/// found once, a read skips the lookup along the class's bases and the
+/// bound method, about half of its cost. Anything else is read by name.
+class Member {
+public:
+  Member() = default;
+  Member(PyTypeObject *type, const char *name, bool call)
+      : name(PyUnicode_InternFromString(name)), call(call) {
+    descriptor =
+        PyObject_GetAttr(reinterpret_cast<PyObject *>(type), this->name);
+    if (!descriptor)
+      PyErr_Clear();
+    else if (call ? !PyObject_TypeCheck(descriptor, &PyMethodDescr_Type)
+                  : !PyObject_TypeCheck(descriptor, &PyGetSetDescr_Type))
+      Py_CLEAR(descriptor);
+  }
+  /// A new reference, or null with Python's error set.
+  PyObject *read(PyObject *object) const {
+    if (descriptor && call)
+      return PyObject_Vectorcall(descriptor, &object, 1, nullptr);
+    if (descriptor)
+      return Py_TYPE(descriptor)
+          ->tp_descr_get(descriptor, object,
+                         reinterpret_cast<PyObject *>(Py_TYPE(object)));
+    return call ? PyObject_CallMethodNoArgs(object, name)
+                : PyObject_GetAttr(object, name);
+  }
+
+private:
+  PyObject *name = nullptr;
+  PyObject *descriptor = nullptr;
+  bool call = false;
+};
+
 /// What the torch path reads, found once torch has been imported. Every
-/// object here lives as long as the interpreter (torch's type and dtype
-/// singletons, interned names), so the references are never released.
+/// object here lives as long as the interpreter (torch's type, dtype and
+/// descriptor singletons, interned names), so the references are never
+/// released.
 struct TorchInfo {
   PyTypeObject *tensorType = nullptr;
-  PyObject *strided = nullptr;
   struct Dtype {
     PyObject *object;
     DLDataType type;
   };
   Dtype dtypes[12] = {};
   int dtypeCount = 0;
-  PyObject *dtype, *layout, *requiresGrad, *isCuda, *isCpu, *getDevice, *shape,
-      *stride, *dataPtr;
+  Member dtype, requiresGrad, isCuda, isCpu, getDevice, shape, stride, dataPtr;
 };
-
-PyObject *intern(const char *name) { return PyUnicode_InternFromString(name); }
 
 /// The torch facts, or null while torch is not imported (then no
 /// torch.Tensor can exist).
@@ -54,7 +87,6 @@ const TorchInfo *torchInfo() {
   auto *made = new TorchInfo();
   made->tensorType = reinterpret_cast<PyTypeObject *>(
       nb::getattr(module, "Tensor").release().ptr());
-  made->strided = nb::getattr(module, "strided").release().ptr();
   const struct {
     const char *name;
     DLDataType type;
@@ -74,15 +106,15 @@ const TorchInfo *torchInfo() {
     if (nb::hasattr(module, name))
       made->dtypes[made->dtypeCount++] = {
           nb::getattr(module, name).release().ptr(), type};
-  made->dtype = intern("dtype");
-  made->layout = intern("layout");
-  made->requiresGrad = intern("requires_grad");
-  made->isCuda = intern("is_cuda");
-  made->isCpu = intern("is_cpu");
-  made->getDevice = intern("get_device");
-  made->shape = intern("shape");
-  made->stride = intern("stride");
-  made->dataPtr = intern("data_ptr");
+  PyTypeObject *tensor = made->tensorType;
+  made->dtype = Member(tensor, "dtype", false);
+  made->requiresGrad = Member(tensor, "requires_grad", false);
+  made->isCuda = Member(tensor, "is_cuda", false);
+  made->isCpu = Member(tensor, "is_cpu", false);
+  made->getDevice = Member(tensor, "get_device", true);
+  made->shape = Member(tensor, "shape", false);
+  made->stride = Member(tensor, "stride", true);
+  made->dataPtr = Member(tensor, "data_ptr", true);
   info = made;
   return info;
 }
@@ -102,9 +134,9 @@ bool readInts(PyObject *tuple, int64_t *out, int capacity, int &count) {
   return true;
 }
 
-/// Whether `object.name` is True (false on any error).
-bool isTrue(PyObject *object, PyObject *name) {
-  nb::object value = nb::steal(PyObject_GetAttr(object, name));
+/// Whether `member` of `object` is True (false on any error).
+bool isTrue(PyObject *object, const Member &member) {
+  nb::object value = nb::steal(member.read(object));
   if (!value.is_valid())
     PyErr_Clear();
   return value.is_valid() && value.ptr() == Py_True;
@@ -118,13 +150,14 @@ bool ArrayArg::readTorch(const char *name, PyObject *object) {
   const TorchInfo *torch = torchInfo();
   if (!torch || Py_TYPE(object) != torch->tensorType)
     return false; // subclasses keep their own __dlpack__
-  nb::object dtype = nb::steal(PyObject_GetAttr(object, torch->dtype));
+  nb::object dtype = nb::steal(torch->dtype.read(object));
   const TorchInfo::Dtype *known = nullptr;
   for (int i = 0; i < torch->dtypeCount && dtype.is_valid(); ++i)
     if (torch->dtypes[i].object == dtype.ptr())
       known = &torch->dtypes[i];
-  nb::object layout = nb::steal(PyObject_GetAttr(object, torch->layout));
-  if (!known || layout.ptr() != torch->strided) {
+  // (The layout is not read: every layout but torch.strided, and nested
+  // tensors, raise on stride() below, and the DLPack path then says why.)
+  if (!known) {
     PyErr_Clear();
     return false;
   }
@@ -132,8 +165,7 @@ bool ArrayArg::readTorch(const char *name, PyObject *object) {
     raiseError(std::string(name) +
                ": the tensor requires grad; pass it detached (.detach())");
   if (isTrue(object, torch->isCuda)) {
-    nb::object index =
-        nb::steal(PyObject_CallMethodNoArgs(object, torch->getDevice));
+    nb::object index = nb::steal(torch->getDevice.read(object));
     const long id = index.is_valid() ? PyLong_AsLong(index.ptr()) : -1;
     if (id < 0) {
       PyErr_Clear();
@@ -146,11 +178,9 @@ bool ArrayArg::readTorch(const char *name, PyObject *object) {
     PyErr_Clear();
     return false; // meta, mps, xpu, ...: the DLPack path says what it can
   }
-  nb::object sizes = nb::steal(PyObject_GetAttr(object, torch->shape));
-  nb::object steps =
-      nb::steal(PyObject_CallMethodNoArgs(object, torch->stride));
-  nb::object address =
-      nb::steal(PyObject_CallMethodNoArgs(object, torch->dataPtr));
+  nb::object sizes = nb::steal(torch->shape.read(object));
+  nb::object steps = nb::steal(torch->stride.read(object));
+  nb::object address = nb::steal(torch->dataPtr.read(object));
   int rank = 0, strideCount = 0;
   if (!readInts(sizes.ptr(), shape, kMaxDirectRank, rank) ||
       !readInts(steps.ptr(), strides, kMaxDirectRank, strideCount) ||

@@ -45,8 +45,9 @@ public:
 
 private:
   /// Fills `tensor` from a torch.Tensor's attributes; false where the
-  /// object is not a plain strided torch.Tensor of a dtype known here (the
-  /// DLPack path then takes it, with its own checks).
+  /// object is not a plain strided torch.Tensor of a dtype known here on
+  /// the CPU or a CUDA device (the DLPack path then takes it, with its own
+  /// checks).
   bool readTorch(const char *name, PyObject *object);
 
   static constexpr int kMaxDirectRank = 8;

@@ -1,6 +1,7 @@
-"""Host time of forward_decode from Python (median of 1000 calls, graph-free,
-outputs given), to compare with mla-bench's "host us" for the same shape in
-the same session: python python/tests/bench_overhead.py [B] [H] [L]
+"""Host time of forward_decode from Python (graph-free, outputs given),
+timed as mla-bench times its "host us" (rounds of 20 calls after a
+synchronization, the mean of 1000), to compare with mla-bench for the same
+shape in the same session: python python/tests/bench_overhead.py [B] [H] [L]
 (on a GPU machine; not a pytest module).
 
 With --interpreted (no GPU needed) it times the binding alone: an empty
@@ -28,14 +29,12 @@ R, P, PAGE = 512, 64, 64
 pages = (L + PAGE - 1) // PAGE
 
 
-def median_us(call, count=1000, warmup=100, sync=None):
+def median_us(call, count=1000, warmup=100):
     times = []
-    for i in range(count + warmup):
+    for _ in range(count + warmup):
         start = time.perf_counter_ns()
         call()
         times.append(time.perf_counter_ns() - start)
-        if sync and i % 50 == 0:
-            sync()  # keep the queue short
     return statistics.median(times[warmup:]) / 1e3
 
 
@@ -67,12 +66,30 @@ lse = torch.empty(B, H, dtype=torch.float32, device="cuda")
 impl = TritonMLAImpl(H, R + P, 0.07, 1, None, None, "auto", None, "decoder",
                      None, options=Options(max_batch=B, split_policy="auto"))
 stream = torch.cuda.current_stream().cuda_stream
-explicit = median_us(
-    lambda: impl.forward_decode(q, cache, table, lens, L, o, lse, stream),
-    sync=torch.cuda.synchronize)
-current = median_us(
-    lambda: impl.forward_decode(q, cache, table, lens, L, o, lse),
-    sync=torch.cuda.synchronize)
-print(f"B={B} H={H} L={L}: Python forward_decode host time, median of 1000: "
-      f"{explicit:.2f} us with the stream given, {current:.2f} us on torch's "
-      f"current stream")
+
+
+def host_us(call, calls=1000):
+    """As mla-bench's 'host us': rounds of 20 calls, each round after a
+    synchronization (an empty queue), the mean per call."""
+    for _ in range(100):
+        call()
+    total = 0
+    for _ in range(calls // 20):
+        torch.cuda.synchronize()
+        start = time.perf_counter_ns()
+        for _ in range(20):
+            call()
+        total += time.perf_counter_ns() - start
+    torch.cuda.synchronize()
+    return total / (calls // 20 * 20) / 1e3
+
+
+native = host_us(lambda: impl._native.forward_decode(
+    q, None, cache, table, lens, L, o, lse, stream, None, None, None))
+explicit = host_us(
+    lambda: impl.forward_decode(q, cache, table, lens, L, o, lse, stream))
+current = host_us(lambda: impl.forward_decode(q, cache, table, lens, L, o, lse))
+print(f"B={B} H={H} L={L}: forward_decode host time as mla-bench's host us "
+      f"(rounds of 20 after a sync, mean of 1000): Python {explicit:.2f} us "
+      f"with the stream given, {current:.2f} us on torch's current stream; "
+      f"the native layer alone {native:.2f} us")

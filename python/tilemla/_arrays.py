@@ -49,6 +49,8 @@ def current_stream(arrays, stream):
     CUDA tensor's device when torch tensors come in, else 0 (the legacy
     default stream)."""
     if stream is not None:
+        if type(stream) is int:
+            return stream
         return int(getattr(stream, "cuda_stream", stream))
     for array in arrays:
         if array is None:

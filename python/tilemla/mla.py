@@ -34,6 +34,16 @@ _MLA_ARGS = ("kv_lora_rank", "qk_rope_head_dim", "qk_nope_head_dim",
              "v_head_dim")
 
 
+def _kv_scale(kv_scale):
+    """The native call's (kv_scale, kv_scale_tensor) for a float, an array
+    or None."""
+    if kv_scale is None:
+        return None, None
+    if isinstance(kv_scale, (int, float)):
+        return float(kv_scale), None
+    return None, kv_scale
+
+
 class TritonMLAImpl:
     """The seed's TritonMLAImpl: (num_heads, head_size, scale, num_kv_heads,
     alibi_slopes, sliding_window, kv_cache_dtype, logits_soft_cap,
@@ -85,32 +95,30 @@ class TritonMLAImpl:
             device=options.device, check_inputs=options.check_inputs,
             device_schedule=options.device_schedule)
 
+    def _outputs(self, q, o, lse, stream):
+        """o and lse, those not given allocated like q (on `stream` when
+        one was given)."""
+        rows = tuple(q.shape[:-1])  # [B, H] or [B, s_q, H]
+        if o is None:
+            o = empty_like_framework(q, rows + (self.kv_lora_rank,),
+                                     stream=stream)
+        if lse is None:
+            lse = empty_like_framework(
+                q, rows, None if self.options.lse_dtype == "query"
+                else float32_of(q), stream=stream)
+        return o, lse
+
     def _arguments(self, q, kv_cache, block_table, seq_lens, max_seq_len,
-                   o, lse, kv_scale, stream=None):
-        """The native call's arguments; outputs allocated like q when None
-        (on `stream` when one was given)."""
+                   o, lse, kv_scale):
+        """precompile's native arguments; outputs allocated like q."""
         q_pe = None
         if isinstance(q, (tuple, list)):
             q, q_pe = q
-        if o is None or lse is None:
-            rows = tuple(q.shape[:-1])  # [B, H] or [B, s_q, H]
-            if o is None:
-                o = empty_like_framework(q, rows + (self.kv_lora_rank,),
-                                         stream=stream)
-            if lse is None:
-                lse = empty_like_framework(
-                    q, rows, None if self.options.lse_dtype == "query"
-                    else float32_of(q), stream=stream)
-        if max_seq_len is None:
-            max_seq_len = -1
-        scale_value = scale_tensor = None
-        if kv_scale is not None:
-            if isinstance(kv_scale, (int, float)):
-                scale_value = float(kv_scale)
-            else:
-                scale_tensor = kv_scale
-        return (q, q_pe, kv_cache, block_table, seq_lens, int(max_seq_len), o,
-                lse, scale_value, scale_tensor)
+        o, lse = self._outputs(q, o, lse, None)
+        scale_value, scale_tensor = _kv_scale(kv_scale)
+        return (q, q_pe, kv_cache, block_table, seq_lens,
+                -1 if max_seq_len is None else int(max_seq_len), o, lse,
+                scale_value, scale_tensor)
 
     def forward_decode(self, q: Union[Any, Tuple[Any, Any]], kv_cache: Any,
                        block_table: Any, seq_lens: Any,
@@ -132,16 +140,20 @@ class TritonMLAImpl:
         stream for torch tensors. schedule: this step's, from
         schedule_decode on these seq_lens (every layer's call reads it).
         Nothing synchronizes the host."""
-        first = q[0] if isinstance(q, (tuple, list)) else q
-        handle = current_stream([first, kv_cache, o], stream)
-        args = self._arguments(q, kv_cache, block_table, seq_lens,
-                               max_seq_len, o, lse, kv_scale,
-                               None if stream is None else handle)
-        q, q_pe, kv_cache, block_table, seq_lens, max_seq_len, o, lse, \
-            scale_value, scale_tensor = args
+        # Every call of every layer comes through here: the common case
+        # (outputs given) reads each argument once.
+        q_pe = None
+        if isinstance(q, (tuple, list)):
+            q, q_pe = q
+        handle = current_stream((q, kv_cache, o), stream)
+        if o is None or lse is None:
+            o, lse = self._outputs(q, o, lse,
+                                   None if stream is None else handle)
+        scale_value, scale_tensor = _kv_scale(kv_scale)
         self._native.forward_decode(
-            q, q_pe, kv_cache, block_table, seq_lens, max_seq_len, o, lse,
-            handle, scale_value, scale_tensor, schedule)
+            q, q_pe, kv_cache, block_table, seq_lens,
+            -1 if max_seq_len is None else int(max_seq_len), o, lse, handle,
+            scale_value, scale_tensor, schedule)
         return o, lse
 
     def precompile(self, q: Union[Any, Tuple[Any, Any]], kv_cache: Any,
