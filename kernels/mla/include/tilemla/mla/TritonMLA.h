@@ -168,7 +168,9 @@ struct TritonMLAOptions {
   /// power of two so that its largest value fits (exact above f16's normal
   /// floor), the scores scaled back, p computed times 2^13 and rounded to
   /// f16. No effect on "fp8_ds_mla" (p times a tile's scale would fall
-  /// below f16's range). Not yet measured.
+  /// below f16's range). Correct on the H200 but slower there (H=16 B=128
+  /// L=8192: 353.5 -> 388.7 us; H=128: 1.25x), so off
+  /// (docs/design/FP8.md).
   bool f16Dots = false;
   /// With that producer, stage 1 can run persistentWaves programs per SM
   /// (1..16), each taking work items (head block, request, split) that many
