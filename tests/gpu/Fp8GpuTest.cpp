@@ -1,10 +1,12 @@
 //===- Fp8GpuTest.cpp - fp8 conversions in compiled code ------------------===//
 //
-// `.to()` from fp8e4m3 and fp8e5m2 to f32, f16 and bf16 (all 256 bytes),
+// `.to()` from fp8e4m3 and fp8e5m2 to f32, f16 and bf16 (all 256 bytes, each
+// at every position of a 32-bit word: the bf16 widening works on words),
 // and to both formats from f32 (special values, every fp8 value, every
 // midpoint between two and its neighbours, random bits, random values
 // around the range), from every f16 and from every bf16, compiled for the
-// device (sm_90a: the paired cvt instructions) and for sm_80 (integer
+// device (sm_90a: the paired cvt instructions; e4m3 to bf16 from the bits,
+// four codes per word) and for sm_80 (integer
 // arithmetic; on a later GPU the driver compiles its PTX), against the
 // interpreter's numerics (round to nearest even; past e4m3's range,
 // infinities and NaN become NaN). Bit-exact but for a NaN's sign. With
@@ -160,34 +162,38 @@ protected:
 };
 
 TEST_P(Fp8GpuTest, DecodesEveryByte) {
-  std::vector<uint8_t> bytes(256);
-  for (unsigned b = 0; b < 256; ++b)
-    bytes[b] = uint8_t(b);
+  // Four runs of the 256 bytes, each shifted by one: every byte at each of
+  // the four positions of a word.
+  constexpr unsigned kCount = 4 * 256;
+  std::vector<uint8_t> bytes(kCount);
+  for (unsigned i = 0; i < kCount; ++i)
+    bytes[i] = uint8_t(i % 256 + i / 256);
   for (const Format &format : kFormats) {
     Kernel kernel = Kernel::fromSource("fp8_decode.tile", kDecodeSource,
                                        {{"F", format.name}}, options);
-    DeviceBuffer src = upload(bytes), wide(256 * 4), half(256 * 2),
-                 brain(256 * 2);
+    DeviceBuffer src = upload(bytes), wide(kCount * 4), half(kCount * 2),
+                 brain(kCount * 2);
     for (DeviceBuffer *out : {&wide, &half, &brain})
       out->fill(0x55);
-    kernel.launch({1, 1, 1},
+    kernel.launch({kCount / 256, 1, 1},
                   {KernelArg::pointer(src.data()),
                    KernelArg::pointer(wide.data()),
                    KernelArg::pointer(half.data()),
-                   KernelArg::pointer(brain.data()), KernelArg::i32(256)});
+                   KernelArg::pointer(brain.data()), KernelArg::i32(kCount)});
     std::vector<float> w = download<float>(wide);
     std::vector<uint16_t> h = download<uint16_t>(half),
                           bf = download<uint16_t>(brain);
-    for (unsigned b = 0; b < 256; ++b) {
-      float want = format.decode(uint8_t(b));
+    for (unsigned b = 0; b < kCount; ++b) {
+      float want = format.decode(bytes[b]);
       for (float got :
            {w[b], interp::f16ToFloat(h[b]), interp::bf16ToFloat(bf[b])})
         if (std::isnan(want))
-          EXPECT_TRUE(std::isnan(got)) << format.name << " byte " << b;
+          EXPECT_TRUE(std::isnan(got))
+              << format.name << " byte " << unsigned(bytes[b]) << " at " << b;
         else
           EXPECT_EQ(std::memcmp(&got, &want, 4), 0)
-              << format.name << " byte " << b << ": got " << got << ", want "
-              << want;
+              << format.name << " byte " << unsigned(bytes[b]) << " at " << b
+              << ": got " << got << ", want " << want;
     }
   }
 }
