@@ -264,8 +264,16 @@ TritonMLAImpl::Kernels &TritonMLAImpl::kernelsFor(int64_t pageSize, int splits,
               queryLen = std::to_string(shape.queryLen);
   std::string fixedChunk =
       batchInvariant() ? std::to_string(invariantCut(rows).chunkTokens) : "0";
-  // TMA reads whole token blocks: splits start on them (both stages agree).
-  std::string chunkAlign = tma ? std::to_string(shape.tokenBlock) : "1";
+  // Splits start on whole token blocks (both stages agree) where TMA reads
+  // them, and where a page holds whole blocks of an mma.sync kernel:
+  // cp.async then addresses a block from one page id instead of moving a
+  // page id per token between layouts (half the barriers of a step). ptxas
+  // spills 0 -> 20 bytes at 32 rows, none at 16, but 112 -> 268 bytes on
+  // the 64-row fp8 kernel, which keeps page ids per token.
+  const bool onePageBlocks =
+      pageSize % shape.tokenBlock == 0 && headBlock(rows) < kWarpgroupHeadBlock;
+  std::string chunkAlign =
+      tma || onePageBlocks ? std::to_string(shape.tokenBlock) : "1";
   Kernel::Constexprs stage1 = {
       {"H", h},
       {"R", r},
