@@ -575,16 +575,37 @@ private:
                                  arith::MulIOp::create(b, loc, step, count));
   }
 
+  /// `load` further masked by `inRange` (a scalar i1).
+  static void maskLoad(OpBuilder &b, LoadOp load, Value inRange) {
+    Location loc = load.getLoc();
+    Value mask = inRange;
+    if (auto ptrType = dyn_cast<RankedTensorType>(load.getPtr().getType()))
+      mask = SplatOp::create(
+          b, loc,
+          RankedTensorType::get(ptrType.getShape(), b.getI1Type(),
+                                ptrType.getEncoding()),
+          inRange);
+    if (load.getMask())
+      mask = arith::AndIOp::create(b, loc, load.getMask(), mask);
+    load.getMaskMutable().assign(mask);
+  }
+
   /// The copies of the tiles at induction value `iv` (`slice`: the streams'
   /// address computations, cloned once for all), masked off when `iv` is
-  /// past the end.
+  /// past the end. So are the address computations' own reads (a page id
+  /// from a block table): past the end they could read past the table.
   void issueCopies(OpBuilder &b, Location loc, ArrayRef<Stream> streams,
                    ArrayRef<Operation *> slice, IRMapping &map, Value iv,
                    Value upperBound, Value stage) {
-    for (Operation *op : slice)
-      b.clone(*op, map);
     Value inRange = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, iv,
                                           upperBound);
+    for (Operation *op : slice) {
+      Operation *copy = b.clone(*op, map);
+      if (auto load = dyn_cast<LoadOp>(copy)) {
+        OpBuilder before(copy);
+        maskLoad(before, load, inRange);
+      }
+    }
     for (const Stream &stream : streams) {
       if (auto desc = dyn_cast<DescLoadOp>(stream.load)) {
         TmaCopyOp::create(b, loc, desc.getDesc(),

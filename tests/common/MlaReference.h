@@ -64,6 +64,11 @@ struct MlaCase {
   bool dsMla = false;
   /// q's values are uniform in [-qMagnitude, qMagnitude].
   double qMagnitude = 1;
+  /// The block table as small as it can be: [B, the longest request's
+  /// pages], unpadded, so that a kernel reading an entry past a request's
+  /// pages reads past the table for the last one (compute-sanitizer's
+  /// memcheck reports it).
+  bool exactTable = false;
 
   int B() const { return int(lens.size()); }
   /// Query rows per request: token j's head h is row j * H + h.
@@ -85,6 +90,8 @@ struct MlaCase {
       os << " fp8_ds_mla";
     if (qMagnitude != 1)
       os << " |q|<=" << qMagnitude;
+    if (exactTable)
+      os << " exact table";
     os << (pair ? " pair" : " q") << " lens=[";
     for (size_t i = 0; i < lens.size(); ++i)
       os << (i ? "," : "") << lens[i];
@@ -174,8 +181,8 @@ inline MlaProblem makeMlaProblem(const MlaCase &c, std::mt19937_64 &rng) {
     usedPages += (L + c.page - 1) / c.page;
     longest = std::max(longest, L);
   }
-  p.maxPages = std::max(1, (longest + c.page - 1) / c.page + 1);
-  p.btStride = p.maxPages + 3; // padded rows
+  p.maxPages = std::max(1, (longest + c.page - 1) / c.page + !c.exactTable);
+  p.btStride = p.maxPages + (c.exactTable ? 0 : 3); // padded rows
   p.numPages = usedPages + 3;  // spare pages, one of them all NaN
   p.poisonPage = p.numPages - 1;
   p.kvTokStride = D + 8; // padded rows

@@ -161,6 +161,26 @@ TEST_F(MlaGpuTest, TmaStreamsContiguousPages) {
          runs);
 }
 
+TEST_F(MlaGpuTest, ExactBlockTables) {
+  // Block tables with no entry past the longest request's pages, the last
+  // request the longest, its length a whole number of token blocks: the
+  // pipelined loops' reads ahead (the page ids of the blocks after a
+  // request's last) must stay within the table. Under compute-sanitizer's
+  // memcheck (scripts/sanitize.sh) a read past it is an error; cp.async with
+  // a page id per token block and per token, and TMA.
+  std::vector<int32_t> lens = {64, 129, 700, 960};
+  std::vector<Run> runs;
+  for (int H : {16, 64, 128})
+    for (int page : {16, 64})
+      for (SP policy : {SP::Auto, SP::Fixed4}) {
+        MlaCase c = mk(H, page, lens);
+        c.exactTable = true;
+        c.contiguousPages = H != 16;
+        runs.push_back({c, policy});
+      }
+  family("block tables without padding", runs);
+}
+
 TEST_F(MlaGpuTest, ScoreWarpgroupHasLoopsOfItsOwn) {
   // tile-split-roles: the score tiles and softmax on a third compute
   // warpgroup that hands p and the row scales to the two that accumulate
