@@ -301,9 +301,9 @@ SmallVector<Value> fp8ToFloat(Emitter &e, const TargetInfo &target,
       out.push_back(e.narrow(e.decodeBits(byte), type));
     return out;
   }
-  // bf16x2 multiplies start at sm_90; e5m2 is an f16's upper byte anyway.
+  // e5m2 is an f16's upper byte anyway.
   if (type.isBF16() && e.format.mantissaBits == 3 &&
-      target.getGpu().computeCapability() >= 90)
+      target.getGpu().hasBf16x2Arithmetic())
     return e.e4m3ToBf16Bits(bytes);
   for (size_t i = 0; i < bytes.size(); i += 2) {
     Value hi = i + 1 < bytes.size() ? bytes[i + 1] : e.i8(0);
