@@ -580,11 +580,11 @@ private:
     Location loc = load.getLoc();
     Value mask = inRange;
     if (auto ptrType = dyn_cast<RankedTensorType>(load.getPtr().getType()))
-      mask = SplatOp::create(
-          b, loc,
-          RankedTensorType::get(ptrType.getShape(), b.getI1Type(),
-                                ptrType.getEncoding()),
-          inRange);
+      mask = SplatOp::create(b, loc,
+                             RankedTensorType::get(ptrType.getShape(),
+                                                   b.getI1Type(),
+                                                   ptrType.getEncoding()),
+                             inRange);
     if (load.getMask())
       mask = arith::AndIOp::create(b, loc, load.getMask(), mask);
     load.getMaskMutable().assign(mask);
