@@ -12,8 +12,9 @@
 // Widening is exact.
 //
 // sm_89 and newer convert pairs in one instruction: cvt.rn.f16x2.e4m3x2 /
-// .e5m2x2 (then f16 to f32 or bf16, exact; on sm_90, e4m3 to bf16 is built
-// from the bits instead, see e4m3ToBf16Bits) and cvt.rn.satfinite.e4m3x2.f32
+// .e5m2x2 (then f16 to f32 or bf16, exact; on sm_90 a bf16 widening from
+// the bits, with a fifth of the conversions, measured 6-8 % slower in the
+// MLA kernels) and cvt.rn.satfinite.e4m3x2.f32
 // / .e5m2x2.f32, whose saturation to the largest value is replaced by the
 // NaN or infinity above. Older targets (sm_80 to sm_87) have no fp8
 // instructions: integer arithmetic on the bits gives the same results
@@ -173,61 +174,6 @@ struct Emitter {
             outsideRange(hi, toI8(LLVM::LShrOp::create(b, loc, word, i32(8))))};
   }
 
-  /// e4m3 `bytes` as bf16 from their bits, four codes per 32-bit word.
-  /// sm_90 has no e4m3 -> bf16 conversion, and the f16 route (an e4m3x2
-  /// unpack, two f16 -> f32 and a bf16x2 pack) is three conversions a
-  /// pair, which the CUDA guide rates at 16 per clock and SM against 64
-  /// for integer operations. Here a word takes six integer operations and
-  /// each of its pairs two permutes, a shift folded into an add, and one
-  /// bf16x2 multiply: a code's exponent and mantissa (7 bits) go under
-  /// bf16's at bit 4 and its sign to bit 15, a value 2^-120 times the
-  /// code's (for subnormal codes too), which the multiply by 2^120 scales
-  /// exactly. NaN codes (0x7f, 0xff) also get bf16 exponent bits 11-14, a
-  /// bf16 NaN that the multiply keeps.
-  SmallVector<Value> e4m3ToBf16Bits(ArrayRef<Value> bytes) {
-    Type bf16x2 = VectorType::get({2}, b.getBF16Type());
-    Value scale = LLVM::ConstantOp::create(
-        b, loc, bf16x2,
-        DenseElementsAttr::get(cast<ShapedType>(bf16x2),
-                               b.getFloatAttr(b.getBF16Type(), 0x1p120)));
-    auto permute = [&](Value word, int64_t selector) {
-      return intrinsic("llvm.nvvm.prmt", b.getI32Type(),
-                       {word, i32(0), i32(selector)});
-    };
-    SmallVector<Value> out;
-    for (size_t i = 0; i < bytes.size(); i += 4) {
-      Value x = i32(0);
-      for (size_t j = 0; j < 4 && i + j < bytes.size(); ++j)
-        x = LLVM::OrOp::create(
-            b, loc, x,
-            LLVM::ShlOp::create(b, loc, toI32(bytes[i + j]), i32(8 * j)));
-      // Per byte: the magnitude, and its sign with 0x78 where it is NaN
-      // (magnitude + 1 carries into bit 7 only from 0x7f).
-      Value magnitude = LLVM::AndOp::create(b, loc, x, i32(0x7f7f7f7f));
-      Value nan = LLVM::AndOp::create(
-          b, loc, LLVM::AddOp::create(b, loc, magnitude, i32(0x01010101)),
-          i32(0x80808080));
-      Value high = LLVM::OrOp::create(
-          b, loc, LLVM::AndOp::create(b, loc, x, i32(0x80808080)),
-          LLVM::SubOp::create(b, loc, nan,
-                              LLVM::LShrOp::create(b, loc, nan, i32(4))));
-      // Bytes 2k and 2k + 1 into the upper bytes of the two halves.
-      for (int64_t selector : {0x1404, 0x3424}) {
-        if (out.size() >= bytes.size())
-          break;
-        // Disjoint bits: an add, which ptxas folds with the shift (LEA.HI).
-        Value bits = LLVM::AddOp::create(
-            b, loc, permute(high, selector),
-            LLVM::LShrOp::create(b, loc, permute(magnitude, selector), i32(4)));
-        Value pair = LLVM::FMulOp::create(
-            b, loc, LLVM::BitcastOp::create(b, loc, bf16x2, bits), scale);
-        for (int64_t k = 0; k < 2 && out.size() < bytes.size(); ++k)
-          out.push_back(LLVM::ExtractElementOp::create(b, loc, pair, i32(k)));
-      }
-    }
-    return out;
-  }
-
   //===--- sm_80 to sm_87
   //---------------------------------------------------===//
 
@@ -301,10 +247,6 @@ SmallVector<Value> fp8ToFloat(Emitter &e, const TargetInfo &target,
       out.push_back(e.narrow(e.decodeBits(byte), type));
     return out;
   }
-  // e5m2 is an f16's upper byte anyway.
-  if (type.isBF16() && e.format.mantissaBits == 3 &&
-      target.getGpu().hasBf16x2Arithmetic())
-    return e.e4m3ToBf16Bits(bytes);
   for (size_t i = 0; i < bytes.size(); i += 2) {
     Value hi = i + 1 < bytes.size() ? bytes[i + 1] : e.i8(0);
     auto [first, second] = e.decodePair(bytes[i], hi);

@@ -48,10 +48,6 @@ TEST(GpuTarget, FeaturesFollowTheArchitecture) {
   EXPECT_TRUE(GpuTarget::parse("sm_89")->hasFp8Conversions());
   EXPECT_EQ(GpuTarget::parse("sm_89")->ptxVersion(), 81u);
   EXPECT_TRUE(hopper.hasFp8Conversions());
-  // bf16x2 arithmetic (the fp8 -> bf16 widening's scale): sm_90 on.
-  EXPECT_FALSE(GpuTarget::parse("sm_89")->hasBf16x2Arithmetic());
-  EXPECT_TRUE(portableHopper.hasBf16x2Arithmetic());
-  EXPECT_TRUE(GpuTarget::parse("sm_120")->hasBf16x2Arithmetic());
 
   // Blackwell: the portable kernels (no wgmma), dependent launch, and the
   // first PTX version that names each architecture.

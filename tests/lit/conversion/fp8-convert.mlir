@@ -9,7 +9,6 @@
 // m * 2^-9 for subnormals, rounding to even; e5m2: f16's upper byte).
 // RUN: tile-opt %s -convert-tile-to-llvm | FileCheck %s
 // RUN: tile-opt %s -convert-tile-to-llvm=arch=sm_80 | FileCheck %s --check-prefix=SM80
-// RUN: tile-opt %s -convert-tile-to-llvm=arch=sm_89 | FileCheck %s --check-prefix=SM89
 
 #b = #tile.blocked<sizePerThread = [2], threadsPerWarp = [32], warpsPerCTA = [4]>
 
@@ -23,26 +22,10 @@
 // CHECK: %[[HALVES:.*]] = llvm.call_intrinsic "llvm.nvvm.e4m3x2.to.f16x2.rn"(%[[PACKED]]) : (i16) -> vector<2xf16>
 // CHECK: llvm.extractelement %[[HALVES]]
 // CHECK: llvm.fpext %{{.*}} : f16 to f32
-// The bf16 result on sm_90: from the bits, four codes per word (no cvt):
-// magnitudes, sign bytes with NaN's exponent bits, each pair permuted into
-// the halves of a word, then scaled by 2^120.
-// CHECK: %[[SCALE:.*]] = llvm.mlir.constant(dense<1.329230e+36> : vector<2xbf16>)
-// CHECK: %[[MAG:.*]] = llvm.and %{{.*}}, %{{.*}} : i32
-// CHECK: %[[SIGNS:.*]] = llvm.or
-// CHECK: %[[LOW:.*]] = llvm.call_intrinsic "llvm.nvvm.prmt"(%[[MAG]], %{{.*}}, %{{.*}})
-// CHECK: %[[SHIFTED:.*]] = llvm.lshr %[[LOW]]
-// CHECK: %[[HIGH:.*]] = llvm.call_intrinsic "llvm.nvvm.prmt"(%[[SIGNS]], %{{.*}}, %{{.*}})
-// CHECK: %[[BITS:.*]] = llvm.add %[[HIGH]], %[[SHIFTED]] : i32
-// CHECK: %[[PAIR:.*]] = llvm.bitcast %[[BITS]] : i32 to vector<2xbf16>
-// CHECK: llvm.fmul %[[PAIR]], %[[SCALE]] : vector<2xbf16>
-// CHECK-NOT: llvm.fptrunc
-// CHECK: llvm.return
-// sm_89 has no bf16x2 multiply: the pair's f16 through f32 (exact).
-// SM89-LABEL: llvm.func @widen(
-// SM89: llvm.call_intrinsic "llvm.nvvm.e4m3x2.to.f16x2.rn"
-// SM89: llvm.call_intrinsic "llvm.nvvm.e4m3x2.to.f16x2.rn"
-// SM89: llvm.fpext %{{.*}} : f16 to f32
-// SM89: llvm.fptrunc %{{.*}} : f32 to bf16
+// The bf16 result: through f32 (exact).
+// CHECK: llvm.call_intrinsic "llvm.nvvm.e4m3x2.to.f16x2.rn"
+// CHECK: llvm.fpext %{{.*}} : f16 to f32
+// CHECK: llvm.fptrunc %{{.*}} : f32 to bf16
 // SM80-LABEL: llvm.func @widen(
 // SM80-NOT: llvm.call_intrinsic "llvm.nvvm.e4m3x2
 // SM80: llvm.and %{{.*}}, %{{.*}} : i32

@@ -45,8 +45,6 @@ public:
   bool hasWgmma() const { return archSpecific && capability == 90; }
   /// Paired fp8 conversions (cvt ... e4m3x2): sm_89 and newer.
   bool hasFp8Conversions() const { return capability >= 89; }
-  /// Packed bf16 arithmetic (mul.bf16x2 and the like): sm_90 and newer.
-  bool hasBf16x2Arithmetic() const { return capability >= 90; }
   /// Programmatic dependent launch (griddepcontrol): sm_90 and newer.
   bool hasDependentLaunch() const { return capability >= 90; }
   /// Largest shared memory one program may use (the opt-in limit), bytes.
