@@ -10,13 +10,20 @@
 # TESTS_BINARY: tilemla-gpu-tests (default build/bin/, or an install's bin/).
 # The environment can narrow it: SANITIZE_TOOLS="racecheck synccheck",
 # SANITIZE_FILTER (a gtest filter), SANITIZE_TIMEOUT (seconds per tool,
-# default 3000). The tools run side by side (one process each); the kernel
-# cache is warmed first by a plain run, which must pass.
+# default 3000). SANITIZE_SET=variants picks every kernel variant on short
+# requests (MlaGpuTest.Variants*, with unpadded block tables, graph replay,
+# threads, the fp8 conversions and the examples): minutes rather than the
+# hours of the long cases. The tools run side by side (one process each);
+# the kernel cache is warmed first by a plain run, which must pass.
 set -uo pipefail
 bin=${1:-build/bin/tilemla-gpu-tests}
 out=${2:-sanitize-out}
 tools=${SANITIZE_TOOLS:-memcheck racecheck synccheck initcheck}
 filter=${SANITIZE_FILTER:-*}
+if [ "${SANITIZE_SET:-}" = variants ]; then
+  filter="MlaGpuTest.Variants*:MlaGpuTest.ExactBlockTables:MlaGraphTest.*"
+  filter+=":MlaThreadsTest.*:Fp8GpuTest.*:GpuTest.*"
+fi
 limit=${SANITIZE_TIMEOUT:-3000}
 command -v compute-sanitizer >/dev/null ||
   { echo "sanitize: compute-sanitizer not found" >&2; exit 2; }

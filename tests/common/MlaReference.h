@@ -183,7 +183,7 @@ inline MlaProblem makeMlaProblem(const MlaCase &c, std::mt19937_64 &rng) {
   }
   p.maxPages = std::max(1, (longest + c.page - 1) / c.page + !c.exactTable);
   p.btStride = p.maxPages + (c.exactTable ? 0 : 3); // padded rows
-  p.numPages = usedPages + 3;  // spare pages, one of them all NaN
+  p.numPages = usedPages + 3; // spare pages, one of them all NaN
   p.poisonPage = p.numPages - 1;
   p.kvTokStride = D + 8; // padded rows
   p.kvPageStride = c.page * p.kvTokStride + (c.contiguousPages ? 0 : 16);
