@@ -575,19 +575,20 @@ private:
                                  arith::MulIOp::create(b, loc, step, count));
   }
 
-  /// `load` further masked by `inRange` (a scalar i1).
-  static void maskLoad(OpBuilder &b, LoadOp load, Value inRange) {
-    Location loc = load.getLoc();
-    Value mask = inRange;
-    if (auto ptrType = dyn_cast<RankedTensorType>(load.getPtr().getType()))
-      mask = SplatOp::create(b, loc,
-                             RankedTensorType::get(ptrType.getShape(),
-                                                   b.getI1Type(),
-                                                   ptrType.getEncoding()),
-                             inRange);
-    if (load.getMask())
-      mask = arith::AndIOp::create(b, loc, load.getMask(), mask);
-    load.getMaskMutable().assign(mask);
+  /// `mask` (null: none) of an access through `ptr`, and'ed with `inRange`
+  /// (a scalar i1) in the mask's type.
+  static Value andInRange(OpBuilder &b, Location loc, Value ptr, Value mask,
+                          Value inRange) {
+    Type maskType = b.getI1Type();
+    if (mask)
+      maskType = mask.getType();
+    else if (auto ptrType = dyn_cast<RankedTensorType>(ptr.getType()))
+      maskType = RankedTensorType::get(ptrType.getShape(), b.getI1Type(),
+                                       ptrType.getEncoding());
+    Value splat = isa<RankedTensorType>(maskType)
+                      ? SplatOp::create(b, loc, maskType, inRange)
+                      : inRange;
+    return mask ? arith::AndIOp::create(b, loc, mask, splat) : splat;
   }
 
   /// The copies of the tiles at induction value `iv` (`slice`: the streams'
@@ -603,7 +604,8 @@ private:
       Operation *copy = b.clone(*op, map);
       if (auto load = dyn_cast<LoadOp>(copy)) {
         OpBuilder before(copy);
-        maskLoad(before, load, inRange);
+        load.getMaskMutable().assign(andInRange(
+            before, load.getLoc(), load.getPtr(), load.getMask(), inRange));
       }
     }
     for (const Stream &stream : streams) {
@@ -615,16 +617,8 @@ private:
         continue;
       }
       auto load = cast<LoadOp>(stream.load);
-      auto ptrType = cast<RankedTensorType>(load.getPtr().getType());
-      auto maskType =
-          load.getMask()
-              ? cast<RankedTensorType>(load.getMask().getType())
-              : RankedTensorType::get(ptrType.getShape(), b.getI1Type(),
-                                      ptrType.getEncoding());
-      Value mask = SplatOp::create(b, loc, maskType, inRange);
-      if (load.getMask())
-        mask = arith::AndIOp::create(b, loc,
-                                     map.lookupOrDefault(load.getMask()), mask);
+      Value mask = andInRange(b, loc, load.getPtr(),
+                              map.lookupOrDefault(load.getMask()), inRange);
       AsyncCopyOp::create(b, loc, map.lookupOrDefault(load.getPtr()),
                           stream.buffer, stage, mask);
     }
