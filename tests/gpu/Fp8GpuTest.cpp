@@ -1,12 +1,11 @@
 //===- Fp8GpuTest.cpp - fp8 conversions in compiled code ------------------===//
 //
 // `.to()` from fp8e4m3 and fp8e5m2 to f32, f16 and bf16 (all 256 bytes, each
-// at every position of a 32-bit word: the bf16 widening works on words),
+// at every position of a 32-bit word: conversions take codes in pairs),
 // and to both formats from f32 (special values, every fp8 value, every
 // midpoint between two and its neighbours, random bits, random values
 // around the range), from every f16 and from every bf16, compiled for the
-// device (sm_90a: the paired cvt instructions; e4m3 to bf16 from the bits,
-// four codes per word) and for sm_80 (integer
+// device (sm_90a: the paired cvt instructions) and for sm_80 (integer
 // arithmetic; on a later GPU the driver compiles its PTX), against the
 // interpreter's numerics (round to nearest even; past e4m3's range,
 // infinities and NaN become NaN). Bit-exact but for a NaN's sign. With
