@@ -316,6 +316,7 @@ TritonMLAImpl::plan(const DecodeCall &call) {
   CallPlan launches{kernels,
                     scheduled,
                     scheduled && !useGiven && !inStage1,
+                    scheduled && !inStage1 && opts.mergeInStage1,
                     unsigned(programs),
                     {unsigned(B), unsigned(cdiv(rows, shape.stage2Heads)),
                      unsigned(rank / shape.columnBlock)},
@@ -361,7 +362,8 @@ TritonMLAImpl::plan(const DecodeCall &call) {
       KernelArg::pointer(metadata.kv_scale_tensor.data).unspecialized(),
       // fp8_ds_mla's scales and rope, read at the cache's own address
       // (other caches never read them).
-      KernelArg::pointer(kv.data), KernelArg::pointer(kv.data)};
+      KernelArg::pointer(kv.data), KernelArg::pointer(kv.data),
+      KernelArg::pointer(mergeCounts ? mergeCounts->data() : nullptr)};
   launches.stage2Args = {KernelArg::pointer(wsO),
                          KernelArg::pointer(wsLse),
                          KernelArg::pointer(lensData),

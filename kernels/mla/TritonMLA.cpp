@@ -214,6 +214,12 @@ TritonMLAImpl::TritonMLAImpl(
   workspace = std::make_unique<DeviceBuffer>(workspaceBytes());
   lseScratch = std::make_unique<DeviceBuffer>(
       size_t(opts.maxBatch) * size_t(opts.maxQueryLen * heads) * sizeof(float));
+  if (scheduleCapacity && opts.mergeInStage1) {
+    mergeCounts = std::make_unique<DeviceBuffer>(
+        size_t(opts.maxBatch) * size_t(headBlocks(opts.maxQueryLen * heads)) *
+        sizeof(int32_t));
+    mergeCounts->fill(0);
+  }
   if (opts.checkInputs) {
     checkReport = std::make_unique<DeviceBuffer>(size_t(opts.maxBatch) * 3 * 4);
     checkReport->fill(0);
@@ -302,6 +308,15 @@ TritonMLAImpl::Kernels &TritonMLAImpl::kernelsFor(int64_t pageSize, int splits,
     stage1["KV_LAYOUT"] = "1";
   if (kvFormat == KvCacheFormat::Fp8 && opts.f16Dots && dtype == DType::BF16)
     stage1["DOT_T"] = dtypeName(DType::F16);
+  if (scheduleMode == 1 && opts.mergeInStage1) {
+    // Columns per step of the merge: a 64-head block's two loads and sum
+    // fit 96 registers at 128 (the kernel's accumulator is free by then).
+    int64_t mergeCols = headBlock(rows) < kWarpgroupHeadBlock ? 256 : 128;
+    while (rank % mergeCols)
+      mergeCols /= 2;
+    stage1["MERGE"] = "1";
+    stage1["MERGE_COLS"] = std::to_string(mergeCols);
+  }
   // Made in stage 1: the schedule kernel's cut (its constants).
   if (scheduleMode == 2) {
     stage1["OVERHEAD"] = std::to_string(kScheduleOverheadBlocks);
@@ -436,7 +451,8 @@ void TritonMLAImpl::run(const DecodeCall &call, StreamHandle stream) {
                              kDependentLaunch);
   kernels.stage1.launch({p.programs, 1, 1}, p.stage1Args, stream,
                         p.scheduled ? kDependentLaunch : LaunchOptions());
-  kernels.stage2.launch(p.stage2Grid, p.stage2Args, stream, kDependentLaunch);
+  if (!p.mergesInStage1)
+    kernels.stage2.launch(p.stage2Grid, p.stage2Args, stream, kDependentLaunch);
   workspaceOrder.release(stream);
 }
 

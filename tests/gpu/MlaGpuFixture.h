@@ -39,6 +39,10 @@ struct Tuning {
   bool latentHalves = false;
   bool f16Dots = false;
   bool scheduleInStage1 = false;
+  /// Stage 1 merges the pieces (no stage 2). The case runs twice on one
+  /// impl, outputs poisoned again in between: the second call checks that
+  /// the first left its arrival counts at zero.
+  bool mergeInStage1 = false;
   int persistentWaves = 0;
   int numSMs = 0; ///< fewer persistent programs: many items each
   mla::DeviceSchedule schedule = mla::DeviceSchedule::Default;
@@ -91,6 +95,7 @@ protected:
     options.latentHalves = tuning.latentHalves;
     options.f16Dots = tuning.f16Dots;
     options.scheduleInStage1 = tuning.scheduleInStage1;
+    options.mergeInStage1 = tuning.mergeInStage1;
     options.persistentWaves = tuning.persistentWaves;
     options.numSMs = tuning.numSMs;
     options.deviceSchedule = tuning.schedule;
@@ -133,13 +138,17 @@ protected:
     else if (c.kvScale > 0)
       md.kv_scale = kvScale;
     auto [ov, lv] = outputViews(p, dout.data(), t, dlse.data(), toMla(lseHost));
-    if (c.pair) {
-      auto [qn, qp] = queryPairViews(p, dqn.data(), dqp.data(), t);
-      impl.forward_decode(qn, qp, kv, md, ov, lv);
-    } else {
-      impl.forward_decode(queryView(p, dqn.data(), t), kv, md, ov, lv);
+    for (int call = tuning.mergeInStage1 ? 2 : 1; call > 0; --call) {
+      dout.fill(0xff);
+      dlse.fill(0xff);
+      if (c.pair) {
+        auto [qn, qp] = queryPairViews(p, dqn.data(), dqp.data(), t);
+        impl.forward_decode(qn, qp, kv, md, ov, lv);
+      } else {
+        impl.forward_decode(queryView(p, dqn.data(), t), kv, md, ov, lv);
+      }
+      synchronize();
     }
-    synchronize();
     dout.download(o.bytes.data(), o.bytes.size());
     dlse.download(lse.bytes.data(), lse.bytes.size());
     o.decode();
@@ -179,6 +188,7 @@ protected:
           (r.tuning.latentHalves ? " latent-halves" : "") +
           (r.tuning.f16Dots ? " f16-dots" : "") +
           (r.tuning.scheduleInStage1 ? " schedule-in-stage1" : "") +
+          (r.tuning.mergeInStage1 ? " merge-in-stage1" : "") +
           (r.tuning.persistentWaves
                ? " persistent=" + std::to_string(r.tuning.persistentWaves)
                : "") +

@@ -295,10 +295,14 @@ TEST_F(MlaGpuTest, DeviceScheduleOnEveryKernel) {
   // (TritonMLAOptions::scheduleInStage1), and on the TMA kernels of 64 and
   // 128 heads (the producer replays the walks; the score warpgroup's roles
   // both run them).
+  // And with the pieces merged in stage 1 (TritonMLAOptions::mergeInStage1,
+  // no stage 2), on the same runs.
   for (size_t i = 0, n = runs.size(); i < n; ++i) {
-    Run inStage1 = runs[i];
+    Run inStage1 = runs[i], merged = runs[i];
     inStage1.tuning.scheduleInStage1 = true;
+    merged.tuning.mergeInStage1 = true;
     runs.push_back(inStage1);
+    runs.push_back(merged);
   }
   for (int H : {64, 128}) {
     MlaCase c = mk(H, 64, many, DType::BF16);
@@ -308,6 +312,11 @@ TEST_F(MlaGpuTest, DeviceScheduleOnEveryKernel) {
     runs.push_back({c, SP::Auto, mla::LseDType::F32, tuning});
     tuning.numSMs = 3;
     runs.push_back({c, SP::Auto, mla::LseDType::F32, tuning});
+    Tuning merged = always;
+    merged.mergeInStage1 = true;
+    runs.push_back({c, SP::Auto, mla::LseDType::F32, merged});
+    merged.numSMs = 3;
+    runs.push_back({c, SP::Auto, mla::LseDType::F32, merged});
   }
   family("device schedule on every stage-1 kernel", runs);
 }

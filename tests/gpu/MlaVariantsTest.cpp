@@ -5,7 +5,8 @@
 // pages 1/16/33/64 with cp.async, back-to-back pages of 64 and 128 tokens
 // with TMA (with and without the producer warpgroup; at 128 heads the score
 // warpgroup, the producer, the seesaw and latent halves; persistent grids;
-// the device schedule forced on and off), every split policy, bf16 and f16,
+// the device schedule forced on and off, and with the pieces merged in
+// stage 1), every split policy, bf16 and f16,
 // lse in q's dtype, several query tokens, and the fp8 caches. The other
 // families cover these with long and ragged requests; this one is short so
 // that scripts/sanitize.sh can run all four compute-sanitizer tools over
@@ -34,6 +35,13 @@ TEST_F(MlaGpuTest, VariantsCpAsync) {
   runs.push_back({mk(16, 64, kShortLens, DType::F16), SP::Auto});
   runs.push_back(
       {mk(16, 64, kShortLens), SP::Auto, mla::LseDType::Query, Tuning{}});
+  // The device schedule with the pieces merged in stage 1.
+  Tuning merged;
+  merged.schedule = mla::DeviceSchedule::Always;
+  merged.mergeInStage1 = true;
+  for (int H : {16, 20, 64})
+    runs.push_back(
+        {mk(H, 16, kShortLens), SP::Auto, mla::LseDType::F32, merged});
   family("every cp.async variant, short requests", runs);
 }
 
@@ -62,13 +70,15 @@ TEST_F(MlaGpuTest, VariantsTma) {
   // items), and the device schedule forced on and off.
   MlaCase c = mk(128, 64, kShortLens);
   c.contiguousPages = true;
-  Tuning persistent, few, always, off;
+  Tuning persistent, few, always, off, merged;
   persistent.persistentWaves = 2;
   few.persistentWaves = 1;
   few.numSMs = 3;
   always.schedule = mla::DeviceSchedule::Always;
   off.schedule = mla::DeviceSchedule::Off;
-  for (const Tuning &t : {persistent, few, always, off})
+  merged.schedule = mla::DeviceSchedule::Always;
+  merged.mergeInStage1 = true;
+  for (const Tuning &t : {persistent, few, always, off, merged})
     runs.push_back({c, SP::Auto, mla::LseDType::F32, t});
   MlaCase f16 = mk(64, 64, kShortLens, DType::F16);
   f16.contiguousPages = true;

@@ -63,11 +63,13 @@ struct Worst {
 /// instead of splits. `stage2Heads`: heads per stage-2 program.
 /// `latentHalves`: the TMA variant streams the latent part in two halves.
 /// `inStage1`: with `parts`, stage 1 makes the schedule itself (SCHEDULE =
-/// 2), whose slots must be the schedule kernel's.
+/// 2), whose slots must be the schedule kernel's. `merge`: with `parts`,
+/// stage 1 merges the pieces (MERGE = 1) and stage 2 does not run; the
+/// arrival counts must be back at 0.
 MlaErrors runCase(const MlaCase &c, int splits, std::mt19937_64 &rng,
                   DType lseType = DType::F32, int programs = 0, int parts = 0,
                   int stage2Heads = 1, bool latentHalves = false,
-                  bool inStage1 = false) {
+                  bool inStage1 = false, bool merge = false) {
   MlaProblem p = makeMlaProblem(c, rng);
   MlaReference ref = mlaReference(p);
   const int B = c.B(), rows = c.rows(), headBlocks = (rows + 15) / 16;
@@ -93,6 +95,8 @@ MlaErrors runCase(const MlaCase &c, int splits, std::mt19937_64 &rng,
                                    {"LATENT_HALVES", latentHalves ? "1" : "0"},
                                    {"MIN_PIECE", "2"},
                                    {"QUERY_LEN", std::to_string(c.sq)},
+                                   {"MERGE", merge ? "1" : "0"},
+                                   {"MERGE_COLS", "32"},
                                    {"T", t},
                                    {"LSE_T", dtypeName(lseType)}});
   // Several split blocks and column blocks per (request, head).
@@ -160,6 +164,7 @@ MlaErrors runCase(const MlaCase &c, int splits, std::mt19937_64 &rng,
     return interp::Arg::pointer(h.bytes.data() + off, h.bytes.size() - off);
   };
   HostTensor &qpBuf = c.pair ? p.qp : p.qn;
+  std::vector<int32_t> arrivals(size_t(B) * headBlocks, 0);
   stage1.launch(
       {unsigned(scheduled  ? parts * headBlocks
                 : programs ? programs
@@ -184,15 +189,20 @@ MlaErrors runCase(const MlaCase &c, int splits, std::mt19937_64 &rng,
        interp::Arg::f32(1.0f), // no kv scale (KV_SCALE = 0)
        interp::Arg::pointer(nullptr, 0),
        // fp8_ds_mla's views of the cache (KV_LAYOUT = 1 only)
-       interp::Arg::pointer(nullptr, 0), interp::Arg::pointer(nullptr, 0)});
-  stage2.launch({unsigned(B), unsigned((rows + stage2Heads - 1) / stage2Heads),
-                 unsigned(c.R / rBlock)},
-                {interp::Arg::pointer(wsO), interp::Arg::pointer(wsLse),
-                 interp::Arg::pointer(lens), interp::Arg::pointer(schedule),
-                 interp::Arg::i32(B), ptr(o, 0), ptr(lse, 0),
-                 interp::Arg::i32(rows * c.R), interp::Arg::i32(c.R),
-                 interp::Arg::i32(rows), interp::Arg::i32(1),
-                 interp::Arg::i32(c.H * c.R), interp::Arg::i32(c.H)});
+       interp::Arg::pointer(nullptr, 0), interp::Arg::pointer(nullptr, 0),
+       interp::Arg::pointer(arrivals)});
+  for (size_t i = 0; i < arrivals.size(); ++i)
+    EXPECT_EQ(arrivals[i], 0) << "arrival count " << i << " left set";
+  if (!merge)
+    stage2.launch({unsigned(B),
+                   unsigned((rows + stage2Heads - 1) / stage2Heads),
+                   unsigned(c.R / rBlock)},
+                  {interp::Arg::pointer(wsO), interp::Arg::pointer(wsLse),
+                   interp::Arg::pointer(lens), interp::Arg::pointer(schedule),
+                   interp::Arg::i32(B), ptr(o, 0), ptr(lse, 0),
+                   interp::Arg::i32(rows * c.R), interp::Arg::i32(c.R),
+                   interp::Arg::i32(rows), interp::Arg::i32(1),
+                   interp::Arg::i32(c.H * c.R), interp::Arg::i32(c.H)});
   o.decode();
   lse.decode();
   if (inStage1)
@@ -226,6 +236,7 @@ struct Family {
   int stage2Heads = 1; ///< heads per stage-2 program
   bool latentHalves = false; ///< the latent part streamed in two halves
   bool inStage1 = false;     ///< stage 1 makes the schedule (SCHEDULE = 2)
+  bool merge = false;        ///< stage 1 merges the pieces (MERGE = 1)
 };
 
 double oTolerance(DType t) { return t == DType::BF16 ? 1e-2 : 2e-3; }
@@ -241,8 +252,9 @@ void runFamilies(const std::vector<Family> &families) {
     for (const MlaCase &c : f.cases)
       for (int splits : f.splits) {
         SCOPED_TRACE(c.describe() + " splits=" + std::to_string(splits));
-        MlaErrors e = runCase(c, splits, rng, DType::F32, f.programs, f.parts,
-                              f.stage2Heads, f.latentHalves, f.inStage1);
+        MlaErrors e =
+            runCase(c, splits, rng, DType::F32, f.programs, f.parts,
+                    f.stage2Heads, f.latentHalves, f.inStage1, f.merge);
         EXPECT_LE(e.o, oTolerance(c.type)) << "at " << e.where;
         EXPECT_LE(e.lse, 1e-3);
         worst.o = std::max(worst.o, e.o);
@@ -331,8 +343,9 @@ TEST(MlaInterpreter, TmaVariantByLatentHalves) {
 /// into many pieces, empty requests (also first and last), idle parts (more
 /// parts than token blocks), stage 2 with several heads per program (H=20:
 /// a partial last group), TMA's aligned blocks; the schedule made by its
-/// kernel or (`inStage1`) by stage 1 itself.
-std::vector<Family> scheduleFamilies(const std::string &name, bool inStage1) {
+/// kernel or (`inStage1`) by stage 1 itself; (`merge`) no stage 2.
+std::vector<Family> scheduleFamilies(const std::string &name, bool inStage1,
+                                     bool merge = false) {
   std::vector<MlaCase> cases = {
       small(16, 16, {100, 0, 1, 37, 64, 3}),
       small(20, 33, {0, 97, 5, 0, 66, 0}, DType::F16, true),
@@ -347,8 +360,10 @@ std::vector<Family> scheduleFamilies(const std::string &name, bool inStage1) {
       {name + ", 40 parts", cases, {1}, 0, 40},
       {name + ", 8-head merges", cases, {1}, 0, 3, 8},
       {name + ", TMA variant", tma, {1}, 0, 7}};
-  for (Family &f : families)
+  for (Family &f : families) {
     f.inStage1 = inStage1;
+    f.merge = merge;
+  }
   return families;
 }
 
@@ -364,6 +379,20 @@ TEST(MlaInterpreter, ScheduleMadeInStage1) {
   // reads; they must equal the schedule kernel's, and o and lse the
   // reference.
   runFamilies(scheduleFamilies("in stage 1", true));
+}
+
+TEST(MlaInterpreter, PiecesMergedInStage1) {
+  // MERGE = 1: the last program of a request's pieces (per head block)
+  // merges them, counted by atomic_add; requests without tokens are
+  // written by stage 1; no stage 2. Several query tokens too (rows that
+  // see no token of a piece).
+  std::vector<Family> families =
+      scheduleFamilies("merged in stage 1", false, true);
+  MlaCase tokens = small(16, 16, {100, 0, 3, 70});
+  tokens.sq = 3;
+  families.push_back({"merged, 3 query tokens", {tokens}, {1}, 0, 5});
+  families.back().merge = true;
+  runFamilies(families);
 }
 
 TEST(MlaInterpreter, MultiTokenCausal) {

@@ -84,7 +84,7 @@ std::vector<Shape> adversarialMixes(int H, int page, int sq) {
       "[--seesaw]\n"
       "                 [--latent-halves] [--persistent=W]\n"
       "                 [--schedule=default|off|always] [--step-schedule]\n"
-      "                 [--schedule-in-stage1]\n"
+      "                 [--schedule-in-stage1] [--merge-in-stage1]\n"
       "                 [--mixes] [--kv-dtype=bf16|fp8|fp8_ds_mla] "
       "[--f16-dots]\n"
       "\n"
@@ -131,6 +131,8 @@ std::vector<Shape> adversarialMixes(int H, int page, int sq) {
       "  --schedule-in-stage1  where a call schedules on the device, stage 1\n"
       "            makes the schedule itself: one launch fewer (an "
       "experiment)\n"
+      "  --merge-in-stage1  where a call schedules on the device, stage 1\n"
+      "            merges each request's pieces (no stage 2; an experiment)\n"
       "  --persistent  with the producer warpgroup, W stage-1 programs per\n"
       "            SM (default 1), each taking many work items\n"
       "  --schedule  where the auto policy schedules stage 1 on the device:\n"
@@ -320,6 +322,8 @@ Options parseOptions(int argc, char **argv) {
       o.f16Dots = true;
     } else if (arg == "--schedule-in-stage1") {
       o.scheduleInStage1 = true;
+    } else if (arg == "--merge-in-stage1") {
+      o.mergeInStage1 = true;
     } else if (arg == "--persistent") {
       o.persistentWaves = hasValue ? takeInt(1) : 1;
     } else if (arg == "--schedule") {

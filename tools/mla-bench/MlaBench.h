@@ -47,6 +47,7 @@ struct Options {
   bool latentHalves = false;  ///< stream the latent part in two halves
   bool f16Dots = false;       ///< fp8 caches: the codes widen to f16
   bool scheduleInStage1 = false; ///< stage 1 makes the device schedule
+  bool mergeInStage1 = false;    ///< stage 1 merges the pieces (no stage 2)
   int persistentWaves = 0;       ///< with it, stage-1 programs per SM (0: off)
   mla::DeviceSchedule deviceSchedule = mla::DeviceSchedule::Default;
   /// --step-schedule: a call that schedules on the device reads a schedule

@@ -163,6 +163,7 @@ mla::TritonMLAImpl makeImpl(int H, int maxBatch, int maxQueryLen,
   options.latentHalves = o.latentHalves;
   options.f16Dots = o.f16Dots;
   options.scheduleInStage1 = o.scheduleInStage1;
+  options.mergeInStage1 = o.mergeInStage1;
   options.persistentWaves = o.persistentWaves;
   options.deviceSchedule = o.deviceSchedule;
   if (o.maxSplits)

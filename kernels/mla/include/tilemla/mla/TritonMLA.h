@@ -194,6 +194,11 @@ struct TritonMLAOptions {
   /// those calls' kernels; a call given a step schedule uses the schedule
   /// kernel's stages, compiled at its first use.
   bool scheduleInStage1 = false;
+  /// With a schedule kernel's schedule: no stage 2. The last stage-1
+  /// program to finish a piece of a request (per head block) merges the
+  /// request's partial rows itself, counted by an atomic add (one launch
+  /// fewer per call; requests without tokens are written by stage 1 too).
+  bool mergeInStage1 = false;
   /// Checked inputs (also on when the environment has
   /// TILEMLA_CHECK_INPUTS=1): a kernel checks the metadata on the device
   /// before the decode reads it (seq_lens >= 0 and within the block table's
@@ -458,7 +463,8 @@ private:
   struct CallPlan {
     Kernels *kernels;
     bool scheduled;
-    bool makesSchedule; ///< a schedule kernel runs first
+    bool makesSchedule;  ///< a schedule kernel runs first
+    bool mergesInStage1; ///< stage 1 merges the pieces: no stage 2
     unsigned programs;
     Dim3 stage2Grid;
     unsigned batch;
@@ -623,6 +629,8 @@ private:
   /// A program's shared memory on the device; 0: unknown (no device).
   int64_t deviceSharedBytes = 0;
   std::unique_ptr<DeviceBuffer> workspace, lseScratch;
+  /// mergeInStage1: an i32 per (request, head block), zero between calls.
+  std::unique_ptr<DeviceBuffer> mergeCounts;
   /// The schedule calls make when not given one (DecodeMetadata::schedule).
   std::unique_ptr<DecodeSchedule> ownSchedule;
   /// Checked inputs: per request (kind, position, value) as
