@@ -1,8 +1,9 @@
 """Host time of forward_decode from Python (graph-free, outputs given),
 timed as mla-bench times its "host us" (rounds of 20 calls after a
-synchronization, the mean of 1000), to compare with mla-bench for the same
-shape in the same session: python python/tests/bench_overhead.py [B] [H] [L]
-(on a GPU machine; not a pytest module).
+synchronization, each call timed, the median of 1000), to compare with
+mla-bench for the same shape in the same session:
+python python/tests/bench_overhead.py [B] [H] [L] (on a GPU machine; not a
+pytest module).
 
 With --interpreted (no GPU needed) it times the binding alone: an empty
 batch in interpreter mode is validated and returns without a launch, so the
@@ -70,18 +71,18 @@ stream = torch.cuda.current_stream().cuda_stream
 
 def host_us(call, calls=1000):
     """As mla-bench's 'host us': rounds of 20 calls, each round after a
-    synchronization (an empty queue), the mean per call."""
+    synchronization (an empty queue), the median of the calls' times."""
     for _ in range(100):
         call()
-    total = 0
+    times = []
     for _ in range(calls // 20):
         torch.cuda.synchronize()
-        start = time.perf_counter_ns()
         for _ in range(20):
+            start = time.perf_counter_ns()
             call()
-        total += time.perf_counter_ns() - start
+            times.append(time.perf_counter_ns() - start)
     torch.cuda.synchronize()
-    return total / (calls // 20 * 20) / 1e3
+    return statistics.median(times) / 1e3
 
 
 native = host_us(lambda: impl._native.forward_decode(
@@ -90,6 +91,6 @@ explicit = host_us(
     lambda: impl.forward_decode(q, cache, table, lens, L, o, lse, stream))
 current = host_us(lambda: impl.forward_decode(q, cache, table, lens, L, o, lse))
 print(f"B={B} H={H} L={L}: forward_decode host time as mla-bench's host us "
-      f"(rounds of 20 after a sync, mean of 1000): Python {explicit:.2f} us "
+      f"(rounds of 20 after a sync, median of 1000): Python {explicit:.2f} us "
       f"with the stream given, {current:.2f} us on torch's current stream; "
       f"the native layer alone {native:.2f} us")

@@ -103,7 +103,8 @@ struct Result {
   Shape shape;
   mla::SplitPolicy policy{};
   int splits = 0; ///< 0: scheduled on the device; -1: by a step schedule
-  double firstCallMs = 0, hostUs = 0, bytes = 0, flops = 0;
+  double firstCallMs = 0, bytes = 0, flops = 0;
+  double hostUs = 0, hostMeanUs = 0; ///< per call: median, mean
   int hostCallsDone = 0;
   Stats us;
   std::string error;

@@ -65,6 +65,7 @@ void writeJson(std::ostream &out, const Options &o, const Report &r) {
         << ", \"tflops\": " << jsonNumber(x.tflops())
         << ", \"pct_copy\": " << jsonNumber(100 * x.gbs() / r.copy.gbs)
         << ", \"host_us\": " << jsonNumber(x.hostUs)
+        << ", \"host_mean_us\": " << jsonNumber(x.hostMeanUs)
         << ", \"host_calls\": " << x.hostCallsDone << "}";
   }
   out << "\n  ],\n  \"skipped_shapes\": [";
