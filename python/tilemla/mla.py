@@ -145,11 +145,16 @@ class TritonMLAImpl:
         q_pe = None
         if isinstance(q, (tuple, list)):
             q, q_pe = q
-        handle = current_stream((q, kv_cache, o), stream)
+        if type(stream) is int:  # the engine's handle: nothing to look up
+            handle = stream
+        else:
+            handle = current_stream((q, kv_cache, o), stream)
         if o is None or lse is None:
             o, lse = self._outputs(q, o, lse,
                                    None if stream is None else handle)
-        scale_value, scale_tensor = _kv_scale(kv_scale)
+        scale_value = scale_tensor = None
+        if kv_scale is not None:
+            scale_value, scale_tensor = _kv_scale(kv_scale)
         self._native.forward_decode(
             q, q_pe, kv_cache, block_table, seq_lens,
             -1 if max_seq_len is None else int(max_seq_len), o, lse, handle,

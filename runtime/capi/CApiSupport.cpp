@@ -141,9 +141,15 @@ void CallLoans::add(const DLTensor &tensor) {
 
 mla::TensorView toView(const char *name, const DLTensor *tensor, int device,
                        mla::DType bytesAs) {
+  mla::TensorView view;
+  toView(view, name, tensor, device, bytesAs);
+  return view;
+}
+
+void toView(mla::TensorView &view, const char *name, const DLTensor *tensor,
+            int device, mla::DType bytesAs) {
   requireNonNull(tensor, name);
   checkShape(name, *tensor);
-  mla::TensorView view;
   view.data = dataOf(name, *tensor);
   view.dtype = dtypeOf(name, tensor->dtype, bytesAs);
   view.shape.assign(tensor->shape, tensor->shape + tensor->ndim);
@@ -157,7 +163,6 @@ mla::TensorView toView(const char *name, const DLTensor *tensor, int device,
   view.device = tensor->device.device_type == kDLCPU
                     ? device
                     : int(tensor->device.device_id);
-  return view;
 }
 } // namespace tilemla::capi
 

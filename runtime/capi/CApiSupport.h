@@ -62,6 +62,10 @@ void requireNonNull(const void *pointer, const char *name);
 /// uint8 tensor is read as (an fp8 cache's codes), else U8.
 mla::TensorView toView(const char *name, const DLTensor *tensor, int device,
                        mla::DType bytesAs = mla::DType::U8);
+/// The same into `view`, whose shape and stride vectors keep their storage
+/// (a view reused call after call allocates nothing).
+void toView(mla::TensorView &view, const char *name, const DLTensor *tensor,
+            int device, mla::DType bytesAs = mla::DType::U8);
 
 /// The first element's address, checked to be memory this library reaches
 /// (CUDA, or CPU when interpreting).

@@ -59,42 +59,59 @@ mla::SplitPolicy splitPolicyOf(int32_t policy) {
                                   policy));
 }
 
-/// A decode call's C arguments as the C++ API's.
-struct DecodeArgs {
+/// A decode call's tensors as the C++ API's views, kept by the thread for
+/// its next call: their vectors keep their storage, so converting a call's
+/// arguments allocates nothing (it runs on every call of every layer).
+struct DecodeViews {
   mla::TensorView q, qPe, kv, o, lse;
   mla::DecodeMetadata metadata;
+};
+
+/// A decode call's C arguments as the C++ API's.
+struct DecodeArgs {
+  DecodeViews &views;
+  mla::TensorView &q, &qPe, &kv, &o, &lse;
+  mla::DecodeMetadata &metadata;
   bool paired = false, withLse = false;
   CallLoans loans;
+
+  static DecodeViews &threadViews() {
+    thread_local DecodeViews views;
+    return views;
+  }
 
   DecodeArgs(const tilemla_mla_impl &h, const DLTensor *qIn,
              const DLTensor *qPeIn, const DLTensor *kvIn,
              const tilemla_decode_metadata *md, const DLTensor *oIn,
-             const DLTensor *lseIn) {
+             const DLTensor *lseIn)
+      : views(threadViews()), q(views.q), qPe(views.qPe), kv(views.kv),
+        o(views.o), lse(views.lse), metadata(views.metadata) {
     checkStructSize(md, "metadata");
     paired = qPeIn != nullptr;
     withLse = lseIn != nullptr;
-    q = toView(paired ? "q_nope" : "q", qIn, h.device);
+    toView(q, paired ? "q_nope" : "q", qIn, h.device);
     if (paired)
-      qPe = toView("q_pe", qPeIn, h.device);
-    kv = toView("kv_cache", kvIn, h.device, h.cacheBytesAs);
-    o = toView("o", oIn, h.device);
+      toView(qPe, "q_pe", qPeIn, h.device);
+    toView(kv, "kv_cache", kvIn, h.device, h.cacheBytesAs);
+    toView(o, "o", oIn, h.device);
     if (withLse)
-      lse = toView("lse", lseIn, h.device);
-    metadata.block_table =
-        toView("metadata.block_table", md->block_table, h.device);
-    metadata.seq_lens = toView("metadata.seq_lens", md->seq_lens, h.device);
+      toView(lse, "lse", lseIn, h.device);
+    toView(metadata.block_table, "metadata.block_table", md->block_table,
+           h.device);
+    toView(metadata.seq_lens, "metadata.seq_lens", md->seq_lens, h.device);
     metadata.max_seq_len = md->max_seq_len;
-    if (md->schedule)
-      metadata.schedule = md->schedule->schedule.get();
+    metadata.schedule = md->schedule ? md->schedule->schedule.get() : nullptr;
     for (const DLTensor *t : {qIn, qPeIn, kvIn, oIn, lseIn, md->block_table,
                               md->seq_lens, md->kv_scale_tensor})
       if (t)
         loans.add(*t);
-    if (md->has_kv_scale)
-      metadata.kv_scale = md->kv_scale;
+    metadata.kv_scale =
+        md->has_kv_scale ? std::optional<float>(md->kv_scale) : std::nullopt;
     if (md->kv_scale_tensor)
-      metadata.kv_scale_tensor =
-          toView("metadata.kv_scale_tensor", md->kv_scale_tensor, h.device);
+      toView(metadata.kv_scale_tensor, "metadata.kv_scale_tensor",
+             md->kv_scale_tensor, h.device);
+    else
+      metadata.kv_scale_tensor.data = nullptr; // "not given"
   }
 };
 } // namespace
