@@ -215,9 +215,12 @@ TritonMLAImpl::TritonMLAImpl(
   lseScratch = std::make_unique<DeviceBuffer>(
       size_t(opts.maxBatch) * size_t(opts.maxQueryLen * heads) * sizeof(float));
   if (scheduleCapacity && opts.mergeInStage1) {
+    // A count per request and head block, for the most blocks any s_q has.
+    int64_t blocks = 1;
+    for (int64_t queryLen = 1; queryLen <= opts.maxQueryLen; ++queryLen)
+      blocks = std::max(blocks, headBlocks(queryLen * heads));
     mergeCounts = std::make_unique<DeviceBuffer>(
-        size_t(opts.maxBatch) * size_t(headBlocks(opts.maxQueryLen * heads)) *
-        sizeof(int32_t));
+        size_t(opts.maxBatch) * size_t(blocks) * sizeof(int32_t));
     mergeCounts->fill(0);
   }
   if (opts.checkInputs) {
