@@ -109,13 +109,9 @@ int TritonMLAImpl::precompileCalls(const DecodeCall &call) {
   }
 
   std::vector<std::pair<Kernel, std::vector<KernelArg>>> launches;
-  for (const auto &[kernels, planned] : sets) {
-    launches.push_back({kernels->stage1, planned.stage1Args});
-    launches.push_back({kernels->stage2, planned.stage2Args});
-    if (planned.makesSchedule)
-      launches.push_back({*kernels->schedule, planned.scheduleArgs});
-    if (kernels->check)
-      launches.push_back({*kernels->check, planned.checkArgs});
+  for (const auto &entry : sets) {
+    auto planned = launchesOf(entry.second);
+    launches.insert(launches.end(), planned.begin(), planned.end());
   }
   Kernel::prepare(launches);
   for (const auto &entry : sets)

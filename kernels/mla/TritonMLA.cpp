@@ -222,6 +222,9 @@ TritonMLAImpl::TritonMLAImpl(
     mergeCounts = std::make_unique<DeviceBuffer>(
         size_t(opts.maxBatch) * size_t(blocks) * sizeof(int32_t));
     mergeCounts->fill(0);
+    // The memset runs on the legacy stream: done before any call's stream
+    // (a non-blocking one too) reads the counts.
+    synchronizeStream(nullptr);
   }
   if (opts.checkInputs) {
     checkReport = std::make_unique<DeviceBuffer>(size_t(opts.maxBatch) * 3 * 4);
@@ -411,6 +414,19 @@ void TritonMLAImpl::forward_decode(const TensorView &q_nope,
   run({&q_nope, &q_pe, 0, true, &kv_cache, &metadata, &o, nullptr}, stream);
 }
 
+std::vector<std::pair<Kernel, std::vector<KernelArg>>>
+TritonMLAImpl::launchesOf(const CallPlan &p) {
+  std::vector<std::pair<Kernel, std::vector<KernelArg>>> launches = {
+      {p.kernels->stage1, p.stage1Args}};
+  if (!p.mergesInStage1)
+    launches.push_back({p.kernels->stage2, p.stage2Args});
+  if (p.makesSchedule)
+    launches.push_back({*p.kernels->schedule, p.scheduleArgs});
+  if (p.kernels->check)
+    launches.push_back({*p.kernels->check, p.checkArgs});
+  return launches;
+}
+
 void TritonMLAImpl::run(const DecodeCall &call, StreamHandle stream) {
   std::lock_guard<std::mutex> oneCallAtATime(callMutex);
   std::optional<CallPlan> planned = plan(call);
@@ -420,13 +436,7 @@ void TritonMLAImpl::run(const DecodeCall &call, StreamHandle stream) {
   Kernels &kernels = *p.kernels;
   if (!kernels.prepared) {
     // A first call compiles its kernels side by side, not one per launch.
-    std::vector<std::pair<Kernel, std::vector<KernelArg>>> launches = {
-        {kernels.stage1, p.stage1Args}, {kernels.stage2, p.stage2Args}};
-    if (p.makesSchedule)
-      launches.push_back({*kernels.schedule, p.scheduleArgs});
-    if (kernels.check)
-      launches.push_back({*kernels.check, p.checkArgs});
-    Kernel::prepare(launches);
+    Kernel::prepare(launchesOf(p));
     kernels.prepared = true;
   }
 

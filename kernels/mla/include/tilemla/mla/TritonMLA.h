@@ -198,6 +198,9 @@ struct TritonMLAOptions {
   /// program to finish a piece of a request (per head block) merges the
   /// request's partial rows itself, counted by an atomic add (one launch
   /// fewer per call; requests without tokens are written by stage 1 too).
+  /// Measured slower where requests have several pieces, so off. A given
+  /// DecodeMetadata::schedule must match the lengths exactly: a stale one
+  /// leaves a count behind that later calls inherit.
   bool mergeInStage1 = false;
   /// Checked inputs (also on when the environment has
   /// TILEMLA_CHECK_INPUTS=1): a kernel checks the metadata on the device
@@ -479,6 +482,10 @@ private:
   std::optional<CallPlan> plan(const DecodeCall &call);
   void run(const DecodeCall &call, StreamHandle stream);
   int precompileCalls(const DecodeCall &call);
+  /// The kernels a planned call launches, with their arguments: what its
+  /// first call (or precompile) compiles side by side.
+  static std::vector<std::pair<Kernel, std::vector<KernelArg>>>
+  launchesOf(const CallPlan &plan);
   // Below, `rows` is a call's query rows per request: s_q * H (H with
   // one query token). Stage 1 blocks them as it blocks heads, so the tiles,
   // splits and schedule follow the rows.
