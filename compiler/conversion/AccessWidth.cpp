@@ -71,6 +71,13 @@ private:
 };
 
 void AxisInfoAnalysis::analyzeFor(scf::ForOp forOp) {
+  // The induction variable takes lb + k * step: each is a multiple of what
+  // divides both (a column block's start, `range(0, R, BLOCK)`).
+  set(forOp.getInductionVar(),
+      {1,
+       std::gcd(divisibilityAt(get(forOp.getLowerBound()), 1),
+                divisibilityAt(get(forOp.getStep()), 1)),
+       1});
   SmallVector<AxisInfo> carried;
   for (Value init : forOp.getInitArgs())
     carried.push_back(get(init));
