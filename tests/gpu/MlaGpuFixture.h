@@ -118,8 +118,6 @@ protected:
     HostTensor o(c.type, rows * R), lse(lseHost, rows);
     DeviceBuffer dout(std::max<size_t>(1, o.bytes.size())),
         dlse(std::max<size_t>(1, lse.bytes.size()));
-    dout.fill(0xff); // NaN in every dtype
-    dlse.fill(0xff);
 
     mla::DType t = toMla(c.type);
     mla::TensorView kv =
@@ -139,7 +137,7 @@ protected:
       md.kv_scale = kvScale;
     auto [ov, lv] = outputViews(p, dout.data(), t, dlse.data(), toMla(lseHost));
     for (int call = tuning.mergeInStage1 ? 2 : 1; call > 0; --call) {
-      dout.fill(0xff);
+      dout.fill(0xff); // NaN in every dtype
       dlse.fill(0xff);
       if (c.pair) {
         auto [qn, qp] = queryPairViews(p, dqn.data(), dqp.data(), t);
