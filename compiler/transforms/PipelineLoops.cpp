@@ -19,6 +19,9 @@
 // iteration yields: that computation moves to the top of the body, and the
 // lookahead is one tile (S = 2).
 //
+// The prologue moves up its block past loads and pure code it does not
+// depend on (IssueEarly.h), so that its copies overlap them.
+//
 // A loop inside another loop (a persistent program's work loop) starts each
 // entry with a barrier, and its TMA stages and phases continue from the
 // trips of the entries before (tile.pipeline_base).
@@ -32,6 +35,7 @@
 // to a one-stage buffer of the cast type that the dots read after a barrier.
 //
 //===----------------------------------------------------------------------===//
+#include "IssueEarly.h"
 #include "tilemla/Transforms/Passes.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -307,6 +311,7 @@ private:
     // A loop entered again (inside a program's work loop): the previous
     // entry's readers are done with every stage before the prologue
     // refills them, and the TMA ring's phases go on from its trip count.
+    Operation *beforePrologue = loop->getPrevNode();
     Value base;
     if (enteredAgain(loop)) {
       base = ringBase(b, loc, loop, streams);
@@ -325,6 +330,13 @@ private:
             b, loc, arith::AddIOp::create(b, loc, base, stage), numStages);
       issueCopies(b, loc, streams, slice, map, iv, loop.getUpperBound(), stage);
     }
+    // The prologue's copies leave as soon as their addresses are known.
+    SmallVector<Operation *> prologue;
+    for (Operation *op = beforePrologue ? beforePrologue->getNextNode()
+                                        : &loop->getBlock()->front();
+         op != loop.getOperation(); op = op->getNextNode())
+      prologue.push_back(op);
+    issueEarly(prologue);
 
     // In the body, after the moved yield computations.
     b.setInsertionPoint(&body, bodyStart);
