@@ -37,8 +37,8 @@ Kernel TritonMLAImpl::scheduleKernel(int tokenBlock, int64_t maxBatch) {
   return sharedKernel("mla/mla_decode_schedule",
                       {{"BLOCK_B", std::to_string(blockB)},
                        {"BLOCK_N", std::to_string(tokenBlock)},
-                       {"OVERHEAD", std::to_string(kScheduleOverheadBlocks)},
-                       {"MIN_PIECE", std::to_string(kScheduleMinPieceBlocks)}},
+                       {"OVERHEAD", std::to_string(scheduleOverheadBlocks())},
+                       {"MIN_PIECE", std::to_string(scheduleMinPieceBlocks())}},
                       unsigned(std::clamp<int64_t>(blockB / 64, 4, 16)));
 }
 

@@ -166,6 +166,14 @@ TritonMLAImpl::TritonMLAImpl(
   if (opts.device < -1)
     throw Error(
         fmt::format("options.device: expected >= -1, got {}", opts.device));
+  if (opts.scheduleOverheadBlocks < 0 || opts.scheduleOverheadBlocks > 64)
+    throw Error(fmt::format("options.scheduleOverheadBlocks: expected 0..64, "
+                            "got {}",
+                            opts.scheduleOverheadBlocks));
+  if (opts.scheduleMinPieceBlocks < 0 || opts.scheduleMinPieceBlocks > 1024)
+    throw Error(fmt::format("options.scheduleMinPieceBlocks: expected "
+                            "0..1024, got {}",
+                            opts.scheduleMinPieceBlocks));
   // Stage 2's grid has a program per query row (s_q * H of them).
   if (opts.maxQueryLen < 1 || opts.maxQueryLen > 16 ||
       opts.maxQueryLen * num_heads > 65535)
@@ -325,8 +333,8 @@ TritonMLAImpl::Kernels &TritonMLAImpl::kernelsFor(int64_t pageSize, int splits,
   }
   // Made in stage 1: the schedule kernel's cut (its constants).
   if (scheduleMode == 2) {
-    stage1["OVERHEAD"] = std::to_string(kScheduleOverheadBlocks);
-    stage1["MIN_PIECE"] = std::to_string(kScheduleMinPieceBlocks);
+    stage1["OVERHEAD"] = std::to_string(scheduleOverheadBlocks());
+    stage1["MIN_PIECE"] = std::to_string(scheduleMinPieceBlocks());
   }
   // Stage 2 merges up to kStage2BlockValues values (splits x columns, a
   // power of two of splits) per step: narrow column blocks take all of a

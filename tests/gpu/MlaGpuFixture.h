@@ -45,6 +45,8 @@ struct Tuning {
   bool mergeInStage1 = false;
   int persistentWaves = 0;
   int numSMs = 0; ///< fewer persistent programs: many items each
+  /// The device schedule's cost model (0: the defaults).
+  int scheduleOverhead = 0, scheduleMinPiece = 0;
   mla::DeviceSchedule schedule = mla::DeviceSchedule::Default;
 };
 
@@ -99,6 +101,8 @@ protected:
     options.persistentWaves = tuning.persistentWaves;
     options.numSMs = tuning.numSMs;
     options.deviceSchedule = tuning.schedule;
+    options.scheduleOverheadBlocks = tuning.scheduleOverhead;
+    options.scheduleMinPieceBlocks = tuning.scheduleMinPiece;
     mla::MLAArgs args{R, P, 128, 128};
     mla::TritonMLAImpl impl(H, R + P, c.scale, 1, std::nullopt, std::nullopt,
                             c.dsMla ? "fp8_ds_mla"
@@ -191,6 +195,10 @@ protected:
                ? " persistent=" + std::to_string(r.tuning.persistentWaves)
                : "") +
           (r.tuning.numSMs ? " sms=" + std::to_string(r.tuning.numSMs) : "") +
+          (r.tuning.scheduleOverhead || r.tuning.scheduleMinPiece
+               ? " schedule-cost=" + std::to_string(r.tuning.scheduleOverhead) +
+                     "/" + std::to_string(r.tuning.scheduleMinPiece)
+               : "") +
           (r.tuning.schedule == mla::DeviceSchedule::Off ? " schedule=off"
            : r.tuning.schedule == mla::DeviceSchedule::Always
                ? " schedule=always"

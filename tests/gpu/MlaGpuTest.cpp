@@ -297,12 +297,19 @@ TEST_F(MlaGpuTest, DeviceScheduleOnEveryKernel) {
   // both run them).
   // And with the pieces merged in stage 1 (TritonMLAOptions::mergeInStage1,
   // no stage 2), on the same runs.
+  // And with another cost model: entering a request costs 6 blocks and
+  // pieces may be a single block (more parts cut requests anywhere).
   for (size_t i = 0, n = runs.size(); i < n; ++i) {
-    Run inStage1 = runs[i], merged = runs[i];
+    Run inStage1 = runs[i], merged = runs[i], costly = runs[i];
     inStage1.tuning.scheduleInStage1 = true;
     merged.tuning.mergeInStage1 = true;
+    costly.tuning.scheduleOverhead = 6;
+    costly.tuning.scheduleMinPiece = 1;
     runs.push_back(inStage1);
     runs.push_back(merged);
+    runs.push_back(costly);
+    costly.tuning.scheduleInStage1 = true;
+    runs.push_back(costly);
   }
   for (int H : {64, 128}) {
     MlaCase c = mk(H, 64, many, DType::BF16);

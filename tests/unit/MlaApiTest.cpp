@@ -131,6 +131,10 @@ TEST(MlaBackend, RefusesWhatTheKernelsCannotTake) {
   expect(a, "options.persistentWaves: expected 0..16, got 17");
   a = c, a.options.persistentWaves = -1;
   expect(a, "options.persistentWaves: expected 0..16, got -1");
+  a = c, a.options.scheduleOverheadBlocks = 65;
+  expect(a, "options.scheduleOverheadBlocks: expected 0..64, got 65");
+  a = c, a.options.scheduleMinPieceBlocks = -1;
+  expect(a, "options.scheduleMinPieceBlocks: expected 0..1024, got -1");
   // Small ranks are fine (the interpreter tests use them).
   a = c, a.mla.kv_lora_rank = 64, a.mla.qk_rope_head_dim = 16, a.headSize = 80;
   expect(a, "");

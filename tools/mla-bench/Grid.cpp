@@ -85,6 +85,7 @@ std::vector<Shape> adversarialMixes(int H, int page, int sq) {
       "                 [--latent-halves] [--persistent=W]\n"
       "                 [--schedule=default|off|always] [--step-schedule]\n"
       "                 [--schedule-in-stage1] [--merge-in-stage1]\n"
+      "                 [--schedule-overhead=N] [--schedule-min-piece=N]\n"
       "                 [--mixes] [--kv-dtype=bf16|fp8|fp8_ds_mla] "
       "[--f16-dots]\n"
       "\n"
@@ -133,6 +134,9 @@ std::vector<Shape> adversarialMixes(int H, int page, int sq) {
       "experiment)\n"
       "  --merge-in-stage1  where a call schedules on the device, stage 1\n"
       "            merges each request's pieces (no stage 2; an experiment)\n"
+      "  --schedule-overhead, --schedule-min-piece  the device schedule's\n"
+      "            cost of entering a request and its shortest piece, in\n"
+      "            token blocks (for tuning; default 2 and 4)\n"
       "  --persistent  with the producer warpgroup, W stage-1 programs per\n"
       "            SM (default 1), each taking many work items\n"
       "  --schedule  where the auto policy schedules stage 1 on the device:\n"
@@ -324,6 +328,10 @@ Options parseOptions(int argc, char **argv) {
       o.scheduleInStage1 = true;
     } else if (arg == "--merge-in-stage1") {
       o.mergeInStage1 = true;
+    } else if (arg == "--schedule-overhead") {
+      o.scheduleOverhead = takeInt(1);
+    } else if (arg == "--schedule-min-piece") {
+      o.scheduleMinPiece = takeInt(1);
     } else if (arg == "--persistent") {
       o.persistentWaves = hasValue ? takeInt(1) : 1;
     } else if (arg == "--schedule") {

@@ -49,6 +49,8 @@ struct Options {
   bool scheduleInStage1 = false; ///< stage 1 makes the device schedule
   bool mergeInStage1 = false;    ///< stage 1 merges the pieces (no stage 2)
   int persistentWaves = 0;       ///< with it, stage-1 programs per SM (0: off)
+  int scheduleOverhead = 0; ///< the device schedule's request entry, blocks
+  int scheduleMinPiece = 0; ///< ... and its shortest piece; 0: defaults
   mla::DeviceSchedule deviceSchedule = mla::DeviceSchedule::Default;
   /// --step-schedule: a call that schedules on the device reads a schedule
   /// made once before the timed calls, as every layer of a decode step

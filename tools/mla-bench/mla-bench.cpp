@@ -166,6 +166,8 @@ mla::TritonMLAImpl makeImpl(int H, int maxBatch, int maxQueryLen,
   options.scheduleInStage1 = o.scheduleInStage1;
   options.mergeInStage1 = o.mergeInStage1;
   options.persistentWaves = o.persistentWaves;
+  options.scheduleOverheadBlocks = o.scheduleOverhead;
+  options.scheduleMinPieceBlocks = o.scheduleMinPiece;
   options.deviceSchedule = o.deviceSchedule;
   if (o.maxSplits)
     options.maxSplits = o.maxSplits;

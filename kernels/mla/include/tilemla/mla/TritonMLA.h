@@ -184,6 +184,11 @@ struct TritonMLAOptions {
   /// Where SplitPolicy::Auto schedules on the device (see
   /// SplitPolicy::Auto and DeviceSchedule).
   DeviceSchedule deviceSchedule = DeviceSchedule::Default;
+  /// The device schedule's cost model, for tuning: what entering a request
+  /// costs in token blocks (0..64) and the fewest blocks it cuts a piece
+  /// of (1..1024); 0: kScheduleOverheadBlocks, kScheduleMinPieceBlocks.
+  int scheduleOverheadBlocks = 0;
+  int scheduleMinPieceBlocks = 0;
   /// An experiment, off by default: where a call schedules on the device
   /// and was given no DecodeMetadata::schedule, every stage-1 program makes
   /// the schedule itself from seq_lens (scalar walks over the batch)
@@ -542,6 +547,15 @@ private:
   /// The schedule kernel for stage-1 steps of `tokenBlock` tokens over
   /// batches of up to `maxBatch` requests.
   Kernel scheduleKernel(int tokenBlock, int64_t maxBatch);
+  /// The schedule's cost model: the options', else the defaults.
+  int scheduleOverheadBlocks() const {
+    return opts.scheduleOverheadBlocks ? opts.scheduleOverheadBlocks
+                                       : kScheduleOverheadBlocks;
+  }
+  int scheduleMinPieceBlocks() const {
+    return opts.scheduleMinPieceBlocks ? opts.scheduleMinPieceBlocks
+                                       : kScheduleMinPieceBlocks;
+  }
   /// The schedule kernel's arguments: `batch` lengths at `seqLens` into
   /// `schedule`'s `parts` parts (one home for forward_decode's and
   /// scheduleDecode's).
