@@ -20,7 +20,7 @@
 // lookahead is one tile (S = 2).
 //
 // The prologue moves up its block past loads and pure code it does not
-// depend on (IssueEarly.h), so that its copies overlap them.
+// depend on (PipelineSlices.h), so that its copies overlap them.
 //
 // A loop inside another loop (a persistent program's work loop) starts each
 // entry with a barrier, and its TMA stages and phases continue from the
@@ -35,7 +35,7 @@
 // to a one-stage buffer of the cast type that the dots read after a barrier.
 //
 //===----------------------------------------------------------------------===//
-#include "IssueEarly.h"
+#include "PipelineSlices.h"
 #include "tilemla/Transforms/Passes.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -74,82 +74,6 @@ bool writesMemory(Operation *op) {
     return effects.hasEffect<MemoryEffects::Write>();
   return !op->hasTrait<OpTrait::HasRecursiveMemoryEffects>() &&
          !op->hasTrait<OpTrait::IsTerminator>();
-}
-
-/// A 2-D register tile whose masked-off elements are zero (cp.async
-/// zero-fills them).
-bool isCopyable(LoadOp load) {
-  auto type = dyn_cast<RankedTensorType>(load.getType());
-  if (!type || type.getRank() != 2 || !getLayout(type) ||
-      load.getResult().use_empty())
-    return false;
-  return !load.getOther() || matchPattern(load.getOther(), m_AnyZeroFloat());
-}
-
-/// How a load reaches the tensor-core dots that read it: the elementwise
-/// casts between them (empty when the dots read it directly), or nothing
-/// when the load cannot be streamed through shared memory. The dots read a
-/// 16-bit tile, all through one buffer layout: ldmatrix's padded rows or
-/// wgmma's swizzled panels, not both. A cast tile (an fp8 tile widened to
-/// bf16) is converted in registers between two buffers.
-std::optional<SmallVector<Operation *>> castsToDots(LoadOp load) {
-  if (!isCopyable(load))
-    return std::nullopt;
-  SmallVector<Operation *> casts;
-  Value value = load.getResult();
-  while (value.hasOneUse()) {
-    Operation *user = *value.getUsers().begin();
-    if (!isa<CastOpInterface>(user) ||
-        !user->hasTrait<OpTrait::Elementwise>() || user->getNumOperands() != 1)
-      break;
-    casts.push_back(user);
-    value = user->getResult(0);
-  }
-  auto type = cast<RankedTensorType>(value.getType());
-  if (type.getElementType().getIntOrFloatBitWidth() != 16 ||
-      !llvm::all_of(value.getUsers(), isTensorCoreDot))
-    return std::nullopt;
-  if (llvm::any_of(value.getUsers(), isWarpgroupDot) &&
-      !llvm::all_of(value.getUsers(), isWarpgroupDot))
-    return std::nullopt;
-  return casts;
-}
-
-/// Ops of `body` that `roots` are computed from, in block order. Fails when
-/// one has regions or effects other than reads (only those can be
-/// recomputed or moved freely in a body that writes nothing).
-FailureOr<SmallVector<Operation *>> backwardSlice(Block &body,
-                                                  ValueRange roots) {
-  llvm::SetVector<Operation *> found;
-  SmallVector<Value> work(roots.begin(), roots.end());
-  while (!work.empty()) {
-    Value value = work.pop_back_val();
-    Operation *def = value.getDefiningOp();
-    if (!def || def->getBlock() != &body || found.contains(def))
-      continue;
-    if (def->getNumRegions() != 0 ||
-        (!isMemoryEffectFree(def) && !isa<LoadOp>(def)) || isa<DotOp>(def))
-      return failure();
-    found.insert(def);
-    llvm::append_range(work, def->getOperands());
-  }
-  SmallVector<Operation *> ops = found.takeVector();
-  llvm::sort(ops,
-             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
-  return ops;
-}
-
-/// Indices of the loop-carried values `slice` or `roots` read.
-void collectIterArgs(scf::ForOp loop, ArrayRef<Operation *> slice,
-                     ValueRange roots, llvm::SetVector<unsigned> &indices) {
-  auto note = [&](Value v) {
-    for (auto [i, arg] : llvm::enumerate(loop.getRegionIterArgs()))
-      if (v == arg)
-        indices.insert(i);
-  };
-  llvm::for_each(roots, note);
-  for (Operation *op : slice)
-    llvm::for_each(op->getOperands(), note);
 }
 
 Value asI32(OpBuilder &b, Location loc, Value v) {
