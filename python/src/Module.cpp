@@ -18,6 +18,8 @@
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -144,6 +146,35 @@ public:
           c.lse.get(), reinterpret_cast<void *>(stream));
     }
     check(status);
+  }
+
+  /// For bench_overhead.py: the arrays read once, then `count` calls of
+  /// the C ABI one after the other, each timed (ns): the C call beside the
+  /// Python one in the same process, so that both see the same host.
+  std::vector<int64_t> timeCCalls(nb::handle q, nb::handle qPe, nb::handle kv,
+                                  nb::handle blockTable, nb::handle seqLens,
+                                  int64_t maxSeqLen, nb::handle o,
+                                  nb::handle lse, uintptr_t stream,
+                                  int32_t count) {
+    Call c(q, qPe, kv, blockTable, seqLens, maxSeqLen, o, lse, std::nullopt,
+           nb::none(), nullptr);
+    std::vector<int64_t> times;
+    times.reserve(size_t(std::max(count, 0)));
+    tilemla_status status = TILEMLA_OK;
+    {
+      nb::gil_scoped_release unlocked;
+      for (int32_t i = 0; i < count && status == TILEMLA_OK; ++i) {
+        auto start = std::chrono::steady_clock::now();
+        status = tilemla_mla_forward_decode(
+            impl, c.q.get(), c.qPe.get(), c.kv.get(), &c.md, c.o.get(),
+            c.lse.get(), reinterpret_cast<void *>(stream));
+        times.push_back(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                            std::chrono::steady_clock::now() - start)
+                            .count());
+      }
+    }
+    check(status);
+    return times;
   }
 
   int32_t precompile(nb::handle q, nb::handle qPe, nb::handle kv,
@@ -342,6 +373,10 @@ NB_MODULE(_tilemla, m) {
            nb::arg("seq_lens"), nb::arg("max_seq_len"), nb::arg("o"),
            nb::arg("lse").none(), nb::arg("stream"), nb::arg("kv_scale").none(),
            nb::arg("kv_scale_tensor").none(), nb::arg("schedule").none())
+      .def("_time_c_calls", &MlaImpl::timeCCalls, nb::arg("q"),
+           nb::arg("q_pe").none(), nb::arg("kv_cache"), nb::arg("block_table"),
+           nb::arg("seq_lens"), nb::arg("max_seq_len"), nb::arg("o"),
+           nb::arg("lse").none(), nb::arg("stream"), nb::arg("count"))
       .def("precompile", &MlaImpl::precompile, nb::arg("q"),
            nb::arg("q_pe").none(), nb::arg("kv_cache"), nb::arg("block_table"),
            nb::arg("seq_lens"), nb::arg("max_seq_len"), nb::arg("o"),

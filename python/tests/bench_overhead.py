@@ -1,7 +1,9 @@
 """Host time of forward_decode from Python (graph-free, outputs given),
 timed as mla-bench times its "host us" (rounds of 20 calls after a
 synchronization, each call timed, the median of 1000), to compare with
-mla-bench for the same shape in the same session:
+mla-bench for the same shape in the same session, and beside the C ABI's
+call timed inside the extension in the same process (the C ABI adds about
+0.1 us to the C++ call):
 python python/tests/bench_overhead.py [B] [H] [L] (on a GPU machine; not a
 pytest module).
 
@@ -85,6 +87,28 @@ def host_us(call, calls=1000):
     return statistics.median(times) / 1e3
 
 
+def side_by_side(calls=1000):
+    """The C ABI's call (timed inside the extension, the arrays read once)
+    and the Python call, in alternating rounds of 20 after a
+    synchronization: both medians from the same process and host state."""
+    native = impl._native
+    c_times, py_times = [], []
+    for _ in range(5):
+        native._time_c_calls(q, None, cache, table, lens, L, o, lse, stream, 20)
+        impl.forward_decode(q, cache, table, lens, L, o, lse, stream)
+    for _ in range(calls // 20):
+        torch.cuda.synchronize()
+        c_times += native._time_c_calls(q, None, cache, table, lens, L, o,
+                                        lse, stream, 20)
+        torch.cuda.synchronize()
+        for _ in range(20):
+            start = time.perf_counter_ns()
+            impl.forward_decode(q, cache, table, lens, L, o, lse, stream)
+            py_times.append(time.perf_counter_ns() - start)
+    torch.cuda.synchronize()
+    return statistics.median(c_times) / 1e3, statistics.median(py_times) / 1e3
+
+
 native = host_us(lambda: impl._native.forward_decode(
     q, None, cache, table, lens, L, o, lse, stream, None, None, None))
 explicit = host_us(
@@ -94,3 +118,7 @@ print(f"B={B} H={H} L={L}: forward_decode host time as mla-bench's host us "
       f"(rounds of 20 after a sync, median of 1000): Python {explicit:.2f} us "
       f"with the stream given, {current:.2f} us on torch's current stream; "
       f"the native layer alone {native:.2f} us")
+c_us, py_us = side_by_side()
+print(f"B={B} H={H} L={L}, one process, alternating rounds of 20: the C "
+      f"ABI's call {c_us:.2f} us, Python's {py_us:.2f} us, "
+      f"{py_us - c_us:.2f} us above")

@@ -61,6 +61,24 @@ def test_pair_and_given_outputs(rng):
     assert o_err <= 2e-3 and lse_err <= 1e-3, (o_err, lse_err)
 
 
+def test_timed_c_calls_decode(rng):
+    # bench_overhead.py's timer of the C ABI's call: each call decodes
+    # (poisoned outputs are written) and is timed.
+    q, cache, table, lens = make_problem(rng, lens=(5, 64, 1))
+    o = np.full((3, 16, RANK), np.nan, np.float16)
+    lse = np.full((3, 16), np.nan, np.float32)
+    impl = make_impl()
+    times = impl._native._time_c_calls(q, None, cache, table, lens,
+                                       int(lens.max()), o, lse, 0, 2)
+    assert len(times) == 2 and all(t > 0 for t in times)
+    o_err, lse_err = errors(o, lse, *reference(q, cache, table, lens, SCALE,
+                                               RANK))
+    assert o_err <= 2e-3 and lse_err <= 1e-3, (o_err, lse_err)
+    with pytest.raises(tilemla.Error, match="o"):
+        impl._native._time_c_calls(q, None, cache, table, lens, 64,
+                                   o[:2], lse, 0, 1)
+
+
 def test_fp8_cache_with_a_scale(rng):
     q, cache, table, lens = make_problem(rng, lens=(30, 17))
     scale = 1 / 240

@@ -34,6 +34,10 @@ class MlaImpl:
                        kv_scale: Optional[float],
                        kv_scale_tensor: Optional[Any],
                        schedule: Optional[Schedule]) -> None: ...
+    def _time_c_calls(self, q: Any, q_pe: Optional[Any], kv_cache: Any,
+                      block_table: Any, seq_lens: Any, max_seq_len: int,
+                      o: Any, lse: Optional[Any], stream: int,
+                      count: int) -> list[int]: ...
     def precompile(self, q: Any, q_pe: Optional[Any], kv_cache: Any,
                    block_table: Any, seq_lens: Any, max_seq_len: int, o: Any,
                    lse: Optional[Any], kv_scale: Optional[float],
