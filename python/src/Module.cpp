@@ -131,6 +131,13 @@ public:
     }
   };
 
+  /// One decode through the C ABI (no Python object is touched).
+  tilemla_status decode(Call &c, uintptr_t stream) {
+    return tilemla_mla_forward_decode(impl, c.q.get(), c.qPe.get(), c.kv.get(),
+                                      &c.md, c.o.get(), c.lse.get(),
+                                      reinterpret_cast<void *>(stream));
+  }
+
   void forwardDecode(nb::handle q, nb::handle qPe, nb::handle kv,
                      nb::handle blockTable, nb::handle seqLens,
                      int64_t maxSeqLen, nb::handle o, nb::handle lse,
@@ -141,9 +148,7 @@ public:
     tilemla_status status;
     {
       nb::gil_scoped_release unlocked; // the call queues work, or interprets
-      status = tilemla_mla_forward_decode(
-          impl, c.q.get(), c.qPe.get(), c.kv.get(), &c.md, c.o.get(),
-          c.lse.get(), reinterpret_cast<void *>(stream));
+      status = decode(c, stream);
     }
     check(status);
   }
@@ -165,9 +170,7 @@ public:
       nb::gil_scoped_release unlocked;
       for (int32_t i = 0; i < count && status == TILEMLA_OK; ++i) {
         auto start = std::chrono::steady_clock::now();
-        status = tilemla_mla_forward_decode(
-            impl, c.q.get(), c.qPe.get(), c.kv.get(), &c.md, c.o.get(),
-            c.lse.get(), reinterpret_cast<void *>(stream));
+        status = decode(c, stream);
         times.push_back(std::chrono::duration_cast<std::chrono::nanoseconds>(
                             std::chrono::steady_clock::now() - start)
                             .count());
