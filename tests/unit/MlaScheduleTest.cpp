@@ -2,20 +2,22 @@
 //===//
 //
 // kernels/mla/mla_decode_schedule.tile runs in the interpreter with the
-// backend's constants (64-token blocks, 2 blocks per request entered, pieces
-// of at least 4 blocks, 132 parts) on length mixes meant to break a
+// backend's constants (64-token blocks, the default cost of entering a
+// request and shortest piece, 132 parts) on length mixes meant to break a
 // schedule; the test then reads the schedule as stage 1 and stage 2 do and
 // checks it:
 //   - coverage: every token of every request is in exactly one part's range;
 //   - slots: request b's parts write slots first_b .. first_b + count_b - 1,
 //     each once, numbered one request after the other, at most B + parts;
-//   - balance: no part costs (token blocks plus 2 per request it enters)
-//     more than kMaxImbalance times the mean, or the one-piece minimum
-//     (MIN_PIECE blocks + 2) when there is less work than parts.
+//   - balance: no part costs (token blocks plus the entry cost per request
+//     it enters) more than kMaxImbalance times the mean, or the one-piece
+//     minimum (MIN_PIECE blocks plus the entry) when there is less work
+//     than parts.
 // Each mix prints its parts' cost spread ("[ schedule ] ...").
 //
 //===----------------------------------------------------------------------===//
 #include "tilemla/Interpreter/Interpreter.h"
+#include "tilemla/mla/TritonMLA.h"
 
 #include "gtest/gtest.h"
 
@@ -29,7 +31,10 @@ using namespace tilemla;
 namespace interp = tilemla::interp;
 
 namespace {
-constexpr int kBlock = 64, kOverhead = 2, kMinPiece = 4, kParts = 132;
+// The backend's defaults, so that the test checks what ships.
+constexpr int kBlock = 64, kParts = 132;
+constexpr int kOverhead = mla::TritonMLAImpl::kScheduleOverheadBlocks;
+constexpr int kMinPiece = mla::TritonMLAImpl::kScheduleMinPieceBlocks;
 constexpr double kMaxImbalance = 1.25;
 
 /// The schedule, read back: per part, its (request, first token, end token)

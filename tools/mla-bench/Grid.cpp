@@ -136,7 +136,7 @@ std::vector<Shape> adversarialMixes(int H, int page, int sq) {
       "            merges each request's pieces (no stage 2; an experiment)\n"
       "  --schedule-overhead, --schedule-min-piece  the device schedule's\n"
       "            cost of entering a request and its shortest piece, in\n"
-      "            token blocks (for tuning; default 2 and 4)\n"
+      "            token blocks (for tuning; default 4 and 4)\n"
       "  --persistent  with the producer warpgroup, W stage-1 programs per\n"
       "            SM (default 1), each taking many work items\n"
       "  --schedule  where the auto policy schedules stage 1 on the device:\n"

@@ -274,8 +274,10 @@ public:
   /// (a kernel and a round trip, about 5 us) more than a ragged batch gains.
   static constexpr int64_t kDeviceScheduleMinItems = 32;
   /// The device schedule charges entering a request (q's load, the first
-  /// copies, writing a partial) as this many token blocks.
-  static constexpr int kScheduleOverheadBlocks = 2;
+  /// copies, writing a partial) as this many token blocks. Measured (H100,
+  /// session 40): 4 against 2 took ragged batches of 32 and 128 at H=64
+  /// and 128 1-7 % faster, uniform ones and H=16 within 0.5 %.
+  static constexpr int kScheduleOverheadBlocks = 4;
   /// ... and cuts pieces of at least this many token blocks.
   static constexpr int kScheduleMinPieceBlocks = 4;
   static constexpr int kWarpgroupWarps = 8;
