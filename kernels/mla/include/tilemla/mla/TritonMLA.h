@@ -276,7 +276,8 @@ public:
   /// The device schedule charges entering a request (q's load, the first
   /// copies, writing a partial) as this many token blocks. Measured (H100,
   /// session 40): 4 against 2 took ragged batches of 32 and 128 at H=64
-  /// and 128 1-7 % faster, uniform ones and H=16 within 0.5 %.
+  /// and 128 0.8-6 % faster, H=16 ones up to 1 %, uniform ones within
+  /// 0.5 % either way.
   static constexpr int kScheduleOverheadBlocks = 4;
   /// ... and cuts pieces of at least this many token blocks.
   static constexpr int kScheduleMinPieceBlocks = 4;
