@@ -69,7 +69,8 @@ struct TorchInfo {
   };
   Dtype dtypes[12] = {};
   int dtypeCount = 0;
-  Member dtype, requiresGrad, isCuda, isCpu, getDevice, shape, stride, dataPtr;
+  Member dtype, requiresGrad, isCuda, isCpu, getDevice, shape, isContiguous,
+      stride, dataPtr;
 };
 
 /// The torch facts, or null while torch is not imported (then no
@@ -113,6 +114,7 @@ const TorchInfo *torchInfo() {
   made->isCpu = Member(tensor, "is_cpu", false);
   made->getDevice = Member(tensor, "get_device", true);
   made->shape = Member(tensor, "shape", false);
+  made->isContiguous = Member(tensor, "is_contiguous", true);
   made->stride = Member(tensor, "stride", true);
   made->dataPtr = Member(tensor, "data_ptr", true);
   info = made;
@@ -179,12 +181,37 @@ bool ArrayArg::readTorch(const char *name, PyObject *object) {
     return false; // meta, mps, xpu, ...: the DLPack path says what it can
   }
   nb::object sizes = nb::steal(torch->shape.read(object));
-  nb::object steps = nb::steal(torch->stride.read(object));
+  int rank = 0;
+  if (!readInts(sizes.ptr(), shape, kMaxDirectRank, rank)) {
+    PyErr_Clear();
+    return false;
+  }
+  // is_contiguous() costs about half of stride() (which parses its optional
+  // argument and builds a tuple): for a contiguous tensor the row-major
+  // strides describe the same memory (a size-1 dimension's stride is never
+  // stepped).
+  nb::object contiguous = nb::steal(torch->isContiguous.read(object));
+  if (!contiguous.is_valid()) {
+    PyErr_Clear();
+    return false; // sparse and other layouts: the DLPack path says why
+  }
+  if (contiguous.ptr() == Py_True) {
+    int64_t step = 1;
+    for (int i = rank - 1; i >= 0; --i) {
+      strides[i] = step;
+      step *= shape[i] > 1 ? shape[i] : 1;
+    }
+  } else {
+    nb::object steps = nb::steal(torch->stride.read(object));
+    int strideCount = 0;
+    if (!readInts(steps.ptr(), strides, kMaxDirectRank, strideCount) ||
+        strideCount != rank) {
+      PyErr_Clear();
+      return false;
+    }
+  }
   nb::object address = nb::steal(torch->dataPtr.read(object));
-  int rank = 0, strideCount = 0;
-  if (!readInts(sizes.ptr(), shape, kMaxDirectRank, rank) ||
-      !readInts(steps.ptr(), strides, kMaxDirectRank, strideCount) ||
-      strideCount != rank || !address.is_valid()) {
+  if (!address.is_valid()) {
     PyErr_Clear();
     return false;
   }
