@@ -136,7 +136,7 @@ std::vector<Shape> adversarialMixes(int H, int page, int sq) {
       "            merges each request's pieces (no stage 2; an experiment)\n"
       "  --schedule-overhead, --schedule-min-piece  the device schedule's\n"
       "            cost of entering a request and its shortest piece, in\n"
-      "            token blocks (for tuning; default 4 and 4)\n"
+      "            token blocks (for tuning; default %d and %d)\n"
       "  --persistent  with the producer warpgroup, W stage-1 programs per\n"
       "            SM (default 1), each taking many work items\n"
       "  --schedule  where the auto policy schedules stage 1 on the device:\n"
@@ -150,7 +150,9 @@ std::vector<Shape> adversarialMixes(int H, int page, int sq) {
       "            requests of 1..10; 'tail': 128K among 127 of 100..2000;\n"
       "            'short': 512 of 1..600; 'zeros': 4 of 40000 among 60\n"
       "            zeros and ones)\n"
-      "Without a GPU: prints 'no GPU' and exits 0.\n");
+      "Without a GPU: prints 'no GPU' and exits 0.\n",
+      mla::TritonMLAImpl::kScheduleOverheadBlocks,
+      mla::TritonMLAImpl::kScheduleMinPieceBlocks);
   std::exit(status);
 }
 
