@@ -318,40 +318,9 @@ private:
     makeOperandsResident(loop);
   }
 
-  static RankedTensorType withLayout(RankedTensorType type, Attribute layout) {
-    return RankedTensorType::get(type.getShape(), type.getElementType(),
-                                 layout);
-  }
-
-  /// The layout a cast stream's tile is widened in: 16 bytes of the widest
-  /// type a thread (8 codes for bf16), so that each thread stores the cast
-  /// tile as one 16-byte vector and a warp's stores are contiguous. The
-  /// load's layout gives a thread 16 codes, 32 bytes once widened: two
-  /// stores, each writing every other 16-byte chunk (twice the shared
-  /// memory wavefronts). Other layouts are kept.
-  static Attribute conversionLayout(const Stream &stream) {
-    RankedTensorType type = stream.getType();
-    auto blocked = dyn_cast_or_null<BlockedEncodingAttr>(type.getEncoding());
-    if (!blocked)
-      return type.getEncoding();
-    unsigned widest = type.getElementType().getIntOrFloatBitWidth();
-    for (Operation *op : stream.casts)
-      widest =
-          std::max(widest, cast<RankedTensorType>(op->getResult(0).getType())
-                               .getElementType()
-                               .getIntOrFloatBitWidth());
-    unsigned width = std::max(1u, 128 / widest);
-    if (blocked.getSizePerThread().back() <= width)
-      return blocked;
-    unsigned warps = 1;
-    for (unsigned w : blocked.getWarpsPerCTA())
-      warps *= w;
-    return BlockedEncodingAttr::getDefault(type.getContext(), type.getShape(),
-                                           warps, width);
-  }
-
-  /// The cast streams' landed tiles: each read into registers, cast there
-  /// and written to its converted buffer, then (one barrier for all) read
+  /// The cast streams' landed tiles: each read into registers (in
+  /// conversionLayout's layout), cast there and written to its converted
+  /// buffer, then (one barrier for all) read
   /// in place by the dots. The converted buffer has one stage: the dots
   /// that read it on the previous trip finished before this trip's first
   /// barrier (mma.sync is done when its thread moves on; tile-place-dot-
@@ -368,14 +337,15 @@ private:
       return;
     Value first = i32Constant(b, loc, 0);
     for (Stream *stream : castStreams) {
-      Attribute layout = conversionLayout(*stream);
+      Attribute layout = conversionLayout(stream->getType(), stream->casts);
       IRMapping map;
       map.map(stream->load->getResult(0),
-              LocalLoadOp::create(b, loc, withLayout(stream->getType(), layout),
+              LocalLoadOp::create(b, loc,
+                                  withEncoding(stream->getType(), layout),
                                   stream->buffer, current));
       for (Operation *op : stream->casts) {
         Operation *copy = b.clone(*op, map);
-        copy->getResult(0).setType(withLayout(
+        copy->getResult(0).setType(withEncoding(
             cast<RankedTensorType>(op->getResult(0).getType()), layout));
       }
       LocalStoreOp::create(b, loc,
