@@ -318,8 +318,9 @@ private:
     makeOperandsResident(loop);
   }
 
-  /// The cast streams' landed tiles: each read into registers, cast there
-  /// and written to its converted buffer, then (one barrier for all) read
+  /// The cast streams' landed tiles: each read into registers (in
+  /// conversionLayout's layout), cast there and written to its converted
+  /// buffer, then (one barrier for all) read
   /// in place by the dots. The converted buffer has one stage: the dots
   /// that read it on the previous trip finished before this trip's first
   /// barrier (mma.sync is done when its thread moves on; tile-place-dot-
@@ -336,12 +337,17 @@ private:
       return;
     Value first = i32Constant(b, loc, 0);
     for (Stream *stream : castStreams) {
+      Attribute layout = conversionLayout(stream->getType(), stream->casts);
       IRMapping map;
       map.map(stream->load->getResult(0),
-              LocalLoadOp::create(b, loc, stream->getType(), stream->buffer,
-                                  current));
-      for (Operation *op : stream->casts)
-        b.clone(*op, map);
+              LocalLoadOp::create(b, loc,
+                                  withEncoding(stream->getType(), layout),
+                                  stream->buffer, current));
+      for (Operation *op : stream->casts) {
+        Operation *copy = b.clone(*op, map);
+        copy->getResult(0).setType(withEncoding(
+            cast<RankedTensorType>(op->getResult(0).getType()), layout));
+      }
       LocalStoreOp::create(b, loc,
                            map.lookup(stream->casts.back()->getResult(0)),
                            stream->converted, first);

@@ -55,6 +55,31 @@ std::optional<SmallVector<Operation *>> tile::castsToDots(LoadOp load) {
   return casts;
 }
 
+RankedTensorType tile::withEncoding(RankedTensorType type, Attribute encoding) {
+  return RankedTensorType::get(type.getShape(), type.getElementType(),
+                               encoding);
+}
+
+Attribute tile::conversionLayout(RankedTensorType loadType,
+                                 ArrayRef<Operation *> casts) {
+  auto blocked = dyn_cast_or_null<BlockedEncodingAttr>(loadType.getEncoding());
+  if (!blocked)
+    return loadType.getEncoding();
+  unsigned widest = loadType.getElementType().getIntOrFloatBitWidth();
+  for (Operation *op : casts)
+    widest = std::max(widest, cast<RankedTensorType>(op->getResult(0).getType())
+                                  .getElementType()
+                                  .getIntOrFloatBitWidth());
+  unsigned width = std::max(1u, 128 / widest);
+  if (blocked.getSizePerThread().back() <= width)
+    return blocked;
+  unsigned warps = 1;
+  for (unsigned w : blocked.getWarpsPerCTA())
+    warps *= w;
+  return BlockedEncodingAttr::getDefault(loadType.getContext(),
+                                         loadType.getShape(), warps, width);
+}
+
 FailureOr<SmallVector<Operation *>> tile::backwardSlice(Block &body,
                                                         ValueRange roots) {
   llvm::SetVector<Operation *> found;
