@@ -150,7 +150,8 @@ def test_bit_equal_to_the_c_abi():
                     ("split_policy", ctypes.c_int32),
                     ("lse_in_query_dtype", ctypes.c_int32),
                     ("device", ctypes.c_int32),
-                    ("check_inputs", ctypes.c_int32)]
+                    ("check_inputs", ctypes.c_int32),
+                    ("device_schedule", ctypes.c_int32)]
 
     class Metadata(ctypes.Structure):
         _fields_ = [("struct_size", ctypes.c_size_t),
@@ -159,10 +160,13 @@ def test_bit_equal_to_the_c_abi():
                     ("max_seq_len", ctypes.c_int64),
                     ("has_kv_scale", ctypes.c_int32),
                     ("kv_scale", ctypes.c_float),
-                    ("kv_scale_tensor", ctypes.POINTER(DLTensor))]
+                    ("kv_scale_tensor", ctypes.POINTER(DLTensor)),
+                    ("schedule", ctypes.c_void_p)]
 
     config = Config()
-    lib.tilemla_mla_config_init(ctypes.byref(config))
+    # The sized inits write only the bytes these mirrors of tilemla_c.h have.
+    assert lib.tilemla_mla_config_init_sized(
+        ctypes.byref(config), ctypes.c_size_t(ctypes.sizeof(config))) == 0
     config.num_heads, config.scale, config.max_batch = 128, SCALE, 64
     config.split_policy = 2  # auto
     impl = ctypes.c_void_p()
@@ -171,7 +175,8 @@ def test_bit_equal_to_the_c_abi():
     o2, lse2 = torch.empty_like(o), torch.empty_like(lse)
     tensors = [dl(t, keep) for t in (q, cache, table, lens, o2, lse2)]
     md = Metadata()
-    lib.tilemla_decode_metadata_init(ctypes.byref(md))
+    assert lib.tilemla_decode_metadata_init_sized(
+        ctypes.byref(md), ctypes.c_size_t(ctypes.sizeof(md))) == 0
     md.block_table, md.seq_lens = ctypes.pointer(tensors[2]), \
         ctypes.pointer(tensors[3])
     md.max_seq_len = 4096
@@ -180,7 +185,8 @@ def test_bit_equal_to_the_c_abi():
         impl, ctypes.byref(tensors[0]), None, ctypes.byref(tensors[1]),
         ctypes.byref(md), ctypes.byref(tensors[4]), ctypes.byref(tensors[5]),
         ctypes.c_void_p(stream))
-    assert status == 0
+    lib.tilemla_last_error.restype = ctypes.c_char_p
+    assert status == 0, lib.tilemla_last_error().decode()
     torch.cuda.synchronize()
     lib.tilemla_mla_destroy(impl)
     assert torch.equal(o.view(torch.int16), o2.view(torch.int16))

@@ -3,7 +3,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <memory>
 
 using namespace tilemla;
@@ -21,14 +23,85 @@ struct tilemla_mla_impl {
 };
 
 namespace {
-template <typename Struct>
-void checkStructSize(const Struct *value, const char *name) {
-  requireNonNull(value, name);
-  if (value->struct_size != sizeof(Struct))
+/// What *_init writes; the (unused) argument picks the struct.
+tilemla_mla_config defaultsOf(const tilemla_mla_config *) {
+  const mla::MLAArgs shape;
+  const mla::TritonMLAOptions options;
+  tilemla_mla_config config{};
+  config.struct_size = sizeof(tilemla_mla_config);
+  config.num_heads = 128;
+  config.head_size = shape.kv_lora_rank + shape.qk_rope_head_dim;
+  config.scale =
+      1.0 / std::sqrt(double(shape.qk_nope_head_dim + shape.qk_rope_head_dim));
+  config.num_kv_heads = 1;
+  config.kv_cache_dtype = "auto";
+  config.kv_lora_rank = shape.kv_lora_rank;
+  config.qk_rope_head_dim = shape.qk_rope_head_dim;
+  config.qk_nope_head_dim = shape.qk_nope_head_dim;
+  config.v_head_dim = shape.v_head_dim;
+  config.max_batch = options.maxBatch;
+  config.max_query_len = options.maxQueryLen;
+  config.split_policy = int32_t(options.splitPolicy);
+  config.lse_in_query_dtype = options.lseDtype == mla::LseDType::Query;
+  config.device = options.device;
+  config.check_inputs = options.checkInputs;
+  config.device_schedule = TILEMLA_DEVICE_SCHEDULE_DEFAULT;
+  return config;
+}
+
+tilemla_decode_metadata defaultsOf(const tilemla_decode_metadata *) {
+  tilemla_decode_metadata md{};
+  md.struct_size = sizeof(tilemla_decode_metadata);
+  md.max_seq_len = -1;
+  return md;
+}
+
+/// A struct_size some tilemla_c.h's struct can have: struct_size and at
+/// least one field, in whole multiples of the struct's alignment.
+template <typename Struct> void checkStructSize(size_t size, const char *name) {
+  constexpr size_t least = sizeof(size_t) + alignof(Struct);
+  if (size < least || size % alignof(Struct) != 0)
     throw ArgumentError(fmt::format(
-        "{}: struct_size {} but this library's is {} (fill it with its "
-        "_init function, from the same tilemla_c.h)",
-        name, value->struct_size, sizeof(Struct)));
+        "{}: struct_size {} is not the size of a tilemla_c.h struct (a "
+        "multiple of {} from {}; this library's is {}): fill it with its "
+        "_init function",
+        name, size, alignof(Struct), least, sizeof(Struct)));
+}
+
+/// The caller's struct read as this library's, touching only its
+/// struct_size bytes: one from an older tilemla_c.h gets the defaults of
+/// the fields it lacks; one from a newer header must leave the fields this
+/// library does not know at zero (their defaults).
+template <typename Struct>
+Struct readStruct(const Struct *value, const char *name) {
+  requireNonNull(value, name);
+  const size_t size = value->struct_size;
+  checkStructSize<Struct>(size, name);
+  Struct result = defaultsOf(value);
+  const auto *bytes = reinterpret_cast<const unsigned char *>(value);
+  std::memcpy(&result, bytes, std::min(size, sizeof(Struct)));
+  for (size_t i = sizeof(Struct); i < size; ++i)
+    if (bytes[i] != 0)
+      throw ArgumentError(fmt::format(
+          "{}: byte {} of its struct_size {} is set, in a field this library "
+          "does not know (its struct_size is {})",
+          name, i, size, sizeof(Struct)));
+  return result;
+}
+
+/// *_init_sized: the defaults into the caller's `size` bytes.
+template <typename Struct>
+tilemla_status initStruct(Struct *value, size_t size, const char *name) {
+  return guarded([&] {
+    requireNonNull(value, name);
+    checkStructSize<Struct>(size, name);
+    Struct defaults = defaultsOf(value);
+    defaults.struct_size = size;
+    auto *bytes = reinterpret_cast<unsigned char *>(value);
+    std::memcpy(bytes, &defaults, std::min(size, sizeof(Struct)));
+    if (size > sizeof(Struct))
+      std::memset(bytes + sizeof(Struct), 0, size - sizeof(Struct));
+  });
 }
 
 mla::DeviceSchedule deviceScheduleOf(int32_t schedule) {
@@ -82,11 +155,12 @@ struct DecodeArgs {
 
   DecodeArgs(const tilemla_mla_impl &h, const DLTensor *qIn,
              const DLTensor *qPeIn, const DLTensor *kvIn,
-             const tilemla_decode_metadata *md, const DLTensor *oIn,
+             const tilemla_decode_metadata *mdIn, const DLTensor *oIn,
              const DLTensor *lseIn)
       : views(threadViews()), q(views.q), qPe(views.qPe), kv(views.kv),
         o(views.o), lse(views.lse), metadata(views.metadata) {
-    checkStructSize(md, "metadata");
+    const tilemla_decode_metadata given = readStruct(mdIn, "metadata");
+    const tilemla_decode_metadata *md = &given;
     paired = qPeIn != nullptr;
     withLse = lseIn != nullptr;
     toView(q, paired ? "q_nope" : "q", qIn, h.device);
@@ -117,38 +191,18 @@ struct DecodeArgs {
 } // namespace
 
 extern "C" {
-void tilemla_mla_config_init(tilemla_mla_config *config) {
-  if (!config)
-    return;
-  const mla::MLAArgs shape;
-  const mla::TritonMLAOptions options;
-  *config = tilemla_mla_config{};
-  config->struct_size = sizeof(tilemla_mla_config);
-  config->num_heads = 128;
-  config->head_size = shape.kv_lora_rank + shape.qk_rope_head_dim;
-  config->scale =
-      1.0 / std::sqrt(double(shape.qk_nope_head_dim + shape.qk_rope_head_dim));
-  config->num_kv_heads = 1;
-  config->kv_cache_dtype = "auto";
-  config->kv_lora_rank = shape.kv_lora_rank;
-  config->qk_rope_head_dim = shape.qk_rope_head_dim;
-  config->qk_nope_head_dim = shape.qk_nope_head_dim;
-  config->v_head_dim = shape.v_head_dim;
-  config->max_batch = options.maxBatch;
-  config->max_query_len = options.maxQueryLen;
-  config->split_policy = int32_t(options.splitPolicy);
-  config->lse_in_query_dtype = options.lseDtype == mla::LseDType::Query;
-  config->device = options.device;
-  config->check_inputs = options.checkInputs;
-  config->device_schedule = TILEMLA_DEVICE_SCHEDULE_DEFAULT;
+tilemla_status tilemla_mla_config_init_sized(tilemla_mla_config *config,
+                                             size_t struct_size) {
+  return initStruct(config, struct_size, "config");
 }
 
-tilemla_status tilemla_mla_create(const tilemla_mla_config *config,
+tilemla_status tilemla_mla_create(const tilemla_mla_config *given,
                                   tilemla_mla_impl **impl) {
   return guarded([&] {
     requireNonNull(impl, "impl");
     *impl = nullptr;
-    checkStructSize(config, "config");
+    const tilemla_mla_config read = readStruct(given, "config");
+    const tilemla_mla_config *config = &read;
     mla::TritonMLAOptions options;
     options.maxBatch = config->max_batch;
     options.maxQueryLen = config->max_query_len;
@@ -199,21 +253,18 @@ tilemla_mla_schedule_decode(tilemla_mla_impl *impl,
   return guarded([&] {
     requireNonNull(impl, "impl");
     requireNonNull(schedule, "schedule");
-    checkStructSize(metadata, "metadata");
+    const tilemla_decode_metadata given = readStruct(metadata, "metadata");
     mla::DecodeMetadata md;
-    md.seq_lens = toView("metadata.seq_lens", metadata->seq_lens, impl->device);
+    md.seq_lens = toView("metadata.seq_lens", given.seq_lens, impl->device);
     CallLoans loans;
-    loans.add(*metadata->seq_lens);
+    loans.add(*given.seq_lens);
     impl->impl->scheduleDecode(md, *schedule->schedule, stream);
   });
 }
 
-void tilemla_decode_metadata_init(tilemla_decode_metadata *md) {
-  if (!md)
-    return;
-  *md = tilemla_decode_metadata{};
-  md->struct_size = sizeof(tilemla_decode_metadata);
-  md->max_seq_len = -1;
+tilemla_status tilemla_decode_metadata_init_sized(tilemla_decode_metadata *md,
+                                                  size_t struct_size) {
+  return initStruct(md, struct_size, "metadata");
 }
 
 tilemla_status tilemla_mla_forward_decode(

@@ -15,6 +15,7 @@
 #include "tilemla/tilemla_c.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -210,6 +211,61 @@ static tilemla_mla_impl *make_impl(int32_t device_schedule) {
   return impl;
 }
 
+/* Options structs of other headers' sizes: one without the last field (an
+ * older tilemla_c.h) lying before bytes that are not zero, which neither its
+ * init nor the call may touch; one with a field more (a newer header),
+ * taken while that field is zero and refused once it is not. */
+static void test_struct_sizes(tilemla_mla_impl *impl, const decode_args *args) {
+  union {
+    tilemla_decode_metadata md;
+    unsigned char bytes[sizeof(tilemla_decode_metadata) + 16];
+  } older, newer;
+  const size_t older_size = offsetof(tilemla_decode_metadata, schedule);
+  memset(&older, 0xa5, sizeof older);
+  CHECK(tilemla_decode_metadata_init_sized(&older.md, older_size) ==
+        TILEMLA_OK);
+  CHECK(older.md.struct_size == older_size && older.md.max_seq_len == -1);
+  for (size_t i = older_size; i < sizeof older; ++i)
+    CHECK(older.bytes[i] == 0xa5);
+  older.md.block_table = args->md.block_table;
+  older.md.seq_lens = args->md.seq_lens;
+  older.md.max_seq_len = args->md.max_seq_len;
+  memset(o, 0xff, sizeof o);
+  memset(lse, 0xff, sizeof lse);
+  CHECK(tilemla_mla_forward_decode(impl, &args->q.t, NULL, &args->kv.t,
+                                   &older.md, &args->o.t, &args->lse.t,
+                                   NULL) == TILEMLA_OK);
+  compare(1, "an older header's metadata");
+
+  const size_t newer_size = sizeof(tilemla_decode_metadata) + 8;
+  memset(&newer, 0xa5, sizeof newer);
+  CHECK(tilemla_decode_metadata_init_sized(&newer.md, newer_size) ==
+        TILEMLA_OK);
+  CHECK(newer.md.struct_size == newer_size && newer.md.schedule == NULL);
+  for (size_t i = sizeof(tilemla_decode_metadata); i < sizeof newer; ++i)
+    CHECK(newer.bytes[i] == (i < newer_size ? 0 : 0xa5));
+  newer.md.block_table = args->md.block_table;
+  newer.md.seq_lens = args->md.seq_lens;
+  newer.md.max_seq_len = args->md.max_seq_len;
+  memset(o, 0xff, sizeof o);
+  memset(lse, 0xff, sizeof lse);
+  CHECK(tilemla_mla_forward_decode(impl, &args->q.t, NULL, &args->kv.t,
+                                   &newer.md, &args->o.t, &args->lse.t,
+                                   NULL) == TILEMLA_OK);
+  compare(1, "a newer header's metadata");
+  newer.bytes[sizeof(tilemla_decode_metadata) + 2] = 1;
+  EXPECT_ERROR(tilemla_mla_forward_decode(impl, &args->q.t, NULL, &args->kv.t,
+                                          &newer.md, &args->o.t, NULL, NULL),
+               TILEMLA_ERROR_INVALID_ARGUMENT, "metadata: byte ");
+
+  EXPECT_ERROR(tilemla_decode_metadata_init_sized(&newer.md, 12),
+               TILEMLA_ERROR_INVALID_ARGUMENT, "metadata: struct_size 12");
+  EXPECT_ERROR(tilemla_decode_metadata_init_sized(NULL, newer_size),
+               TILEMLA_ERROR_INVALID_ARGUMENT, "metadata: NULL");
+  EXPECT_ERROR(tilemla_mla_config_init_sized(NULL, 64),
+               TILEMLA_ERROR_INVALID_ARGUMENT, "config: NULL");
+}
+
 static void test_decode(void) {
   make_problem();
   tilemla_mla_impl *impl = make_impl(TILEMLA_DEVICE_SCHEDULE_DEFAULT);
@@ -248,6 +304,7 @@ static void test_decode(void) {
   EXPECT_ERROR(tilemla_mla_forward_decode(impl, &args.q.t, NULL, &args.kv.t,
                                           &old, &args.o.t, NULL, NULL),
                TILEMLA_ERROR_INVALID_ARGUMENT, "metadata: struct_size 8");
+  test_struct_sizes(impl, &args);
   tensor bad;
   copy_tensor(&bad, &args.q);
   bad.t.dtype.lanes = 2;

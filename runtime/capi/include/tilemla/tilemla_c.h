@@ -16,8 +16,13 @@
  *    (TILEMLA_INTERPRET=1), where device memory is host memory.
  *  - Streams are CUstream / cudaStream_t values passed as void *; NULL is
  *    the legacy default stream.
- *  - Options structs start with struct_size: fill them with *_init, which
- *    writes the defaults and the size this header was compiled with.
+ *  - Options structs start with struct_size: fill them with *_init (a macro:
+ *    *_init_sized with the caller's sizeof), which writes the defaults and
+ *    that size. The library reads only struct_size bytes: a struct from an
+ *    older tilemla_c.h gets the defaults of the fields it lacks, and one
+ *    from a newer header is taken if the fields this library does not know
+ *    are zero. Bindings that lay a struct out themselves (ctypes) call
+ *    *_init_sized with their own size.
  *
  *===----------------------------------------------------------------------===*/
 #ifndef TILEMLA_TILEMLA_C_H
@@ -97,8 +102,13 @@ typedef struct tilemla_mla_config {
 } tilemla_mla_config;
 
 /** DeepSeek-V3's shape (R 512, rope 64, 128 heads), scale 1/sqrt(192),
- *  "auto" cache, the TritonMLAOptions defaults, device 0. */
-TILEMLA_API void tilemla_mla_config_init(tilemla_mla_config *config);
+ *  "auto" cache, the TritonMLAOptions defaults, device 0, into the first
+ *  struct_size bytes of *config (a multiple of 8, at least 16; past this
+ *  header's struct, zeros). */
+TILEMLA_API tilemla_status
+tilemla_mla_config_init_sized(tilemla_mla_config *config, size_t struct_size);
+#define tilemla_mla_config_init(config)                                        \
+  tilemla_mla_config_init_sized((config), sizeof *(config))
 
 TILEMLA_API tilemla_status tilemla_mla_create(const tilemla_mla_config *config,
                                               tilemla_mla_impl **impl);
@@ -120,7 +130,12 @@ typedef struct tilemla_decode_metadata {
   const tilemla_decode_schedule *schedule;
 } tilemla_decode_metadata;
 
-TILEMLA_API void tilemla_decode_metadata_init(tilemla_decode_metadata *md);
+/** No tensors, max_seq_len -1, no scale, no schedule, into the first
+ *  struct_size bytes of *md (as tilemla_mla_config_init_sized). */
+TILEMLA_API tilemla_status tilemla_decode_metadata_init_sized(
+    tilemla_decode_metadata *md, size_t struct_size);
+#define tilemla_decode_metadata_init(md)                                       \
+  tilemla_decode_metadata_init_sized((md), sizeof *(md))
 
 /** forward_decode: q [B, H, R + P] (or [B, s_q, H, R + P]), or with q_pe
  *  not NULL the pair q = q_nope [.., R] and q_pe [.., P]; lse NULL: not
