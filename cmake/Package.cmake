@@ -31,6 +31,7 @@ install(FILES ${PROJECT_SOURCE_DIR}/runtime/capi/include/tilemla/tilemla_c.h
 install(FILES ${PROJECT_SOURCE_DIR}/compiler/include/tilemla/Support/GpuTarget.h
         DESTINATION ${TILEMLA_INSTALL_INCLUDEDIR}/tilemla/Support)
 install(FILES ${PROJECT_SOURCE_DIR}/kernels/mla/include/tilemla/mla/TritonMLA.h
+              ${PROJECT_SOURCE_DIR}/kernels/mla/include/tilemla/mla/TritonMLAOptions.h
               ${PROJECT_SOURCE_DIR}/kernels/mla/include/tilemla/mla/DecodeSchedule.h
               ${PROJECT_SOURCE_DIR}/kernels/mla/include/tilemla/mla/SplitPolicy.h
         DESTINATION ${TILEMLA_INSTALL_INCLUDEDIR}/tilemla/mla)

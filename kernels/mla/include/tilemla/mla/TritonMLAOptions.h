@@ -1,0 +1,158 @@
+//===- TritonMLAOptions.h - how a TritonMLAImpl is configured ---*- C++ -*-===//
+//
+// The MLA shape arguments and the options of TritonMLAImpl (TritonMLA.h):
+// the workspace's sizes, the split policy and device schedule, tile tuning,
+// checked inputs and the experiments that stay off.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TILEMLA_MLA_TRITONMLAOPTIONS_H
+#define TILEMLA_MLA_TRITONMLAOPTIONS_H
+
+#include "tilemla/mla/SplitPolicy.h"
+
+#include <cstdint>
+
+namespace tilemla::mla {
+
+/// The MLA arguments of the seed's **mla_args that the decode path uses.
+struct MLAArgs {
+  int64_t kv_lora_rank = 512;    ///< R: latent (value) width
+  int64_t qk_rope_head_dim = 64; ///< P: rotary key width
+  int64_t qk_nope_head_dim = 128;
+  int64_t v_head_dim = 128;
+};
+
+/// dtype of the lse output: f32 (default), or q's dtype like the seed.
+enum class LseDType { F32, Query };
+
+struct TritonMLAOptions {
+  /// The largest batch forward_decode accepts; sizes the f32 workspace
+  /// (partial outputs [B, H, splits, R] and their log-sum-exps [B, H,
+  /// splits] for the largest B * splits the policy gives a batch of up to
+  /// maxBatch requests), allocated once.
+  int64_t maxBatch = 256;
+  SplitPolicy splitPolicy = SplitPolicy::Fixed4;
+  LseDType lseDtype = LseDType::F32;
+  /// The CUDA device of every tensor; it must be the current context's.
+  /// -1: no device: nothing is allocated and forward_decode validates its
+  /// arguments and then throws (for testing validation without a GPU).
+  int device = 0;
+  /// SplitPolicy::Auto: the SM count (0: ask the driver; 132 without one).
+  int numSMs = 0;
+  /// SplitPolicy::Auto: the most splits (1..256) and the fewest it gives a
+  /// batch long enough for them (1..256; maxSplits wins).
+  int maxSplits = 128;
+  int minSplits = 4;
+  /// Stage-1 tile configuration, for tuning: tokens per step (a power of two,
+  /// 16..128), warps per program (1..16, a power of two), heads per program
+  /// (16, 32 or 64) and pipeline stages (1..4: token blocks in shared
+  /// memory, stages - 1 of them in flight while one is computed on; 1: no
+  /// pipelining); 0: defaults (TritonMLAImpl::kTokenBlock, kStage1Warps,
+  /// kHeadBlock or kWideHeadBlock, kStages; on sm_90a with H > 16,
+  /// kWarpgroupHeadBlock heads over kWarpgroupWarps warps; elsewhere the
+  /// largest token block whose stage 1 fits the device's shared memory,
+  /// fittingTokenBlock). Stage 1 needs stage1SharedBytes(...) of shared
+  /// memory; a tokenBlock set here that needs more than the device has
+  /// fails at the first call with the compiler's error.
+  int tokenBlock = 0;
+  int stage1Warps = 0;
+  int headBlock = 0;
+  int stages = 0;
+  /// On sm_90a with warpgroup head blocks (kWarpgroupHeadBlock), stage 1
+  /// streams the cache's token blocks with TMA when it can: pages of a
+  /// multiple of tokenBlock tokens, stored one after the other, 16-byte
+  /// aligned rows. false: always cp.async (for comparison).
+  bool tma = true;
+  /// On that TMA path, a producer warpgroup of its own issues the copies
+  /// and runs ahead of the compute warps (tile-warp-specialize): 4 more
+  /// warps per program. false: the compute warps issue them (for
+  /// comparison).
+  bool warpSpecialize = true;
+  /// On the TMA path with more heads than a block (the score tiles are
+  /// owned by one warpgroup), a third compute warpgroup takes the score
+  /// tiles and their softmax, with loops of its own (tile-split-roles),
+  /// ahead of the two that rescale and accumulate; it replaces the
+  /// producer warpgroup (12 warps: a 16-warp program would leave ptxas 128
+  /// registers per thread, too few beside a 128-register accumulator).
+  /// On by default: 9-12 % faster at H=128 and B >= 32 on the H200
+  /// (docs/design/PINGPONG.md section 11); false: the producer warpgroup.
+  bool scoreWarpgroup = true;
+  /// Work in progress, off by default: on that path, instead of a score
+  /// warpgroup, the two compute warpgroups take the score tiles of
+  /// alternate token blocks (`with seesaw`, docs/design/PINGPONG.md section
+  /// 15). Correct, but 1.2-1.3x slower than the score warpgroup on the
+  /// H200 today: with two whole-tile stages, a stage's refill sits on every
+  /// pair's path. Wins over scoreWarpgroup.
+  bool seesaw = false;
+  /// An experiment, off by default: on the TMA path, stage 1 streams the
+  /// latent part of each token block as two halves of R / 2 columns, each
+  /// with its own barrier, so that the score dots start on the rope box
+  /// and the first half while the second lands, and p . V runs as two
+  /// dots (docs/design/PINGPONG.md section 15.2). Measured on the H200:
+  /// 0-2.5 % slower at H=64 and 128 (no shape gains), so off.
+  bool latentHalves = false;
+  /// An experiment, off by default: with a per-tensor fp8 cache ("fp8",
+  /// "fp8_e4m3") and bf16 queries, stage 1 widens the codes to f16 rather
+  /// than bf16 (one cvt per two codes on sm_89+, against about four
+  /// instructions on sm_90) and runs the cache's dots in f16: q scaled by a
+  /// power of two so that its largest value fits (exact above f16's normal
+  /// floor), the scores scaled back, p computed times 2^13 and rounded to
+  /// f16. No effect on "fp8_ds_mla" (p times a tile's scale would fall
+  /// below f16's range). Correct on the H200 but slower there (H=16 B=128
+  /// L=8192: 353.5 -> 388.7 us; H=128: 1.25x), so off
+  /// (docs/design/FP8.md).
+  bool f16Dots = false;
+  /// With that producer, stage 1 can run persistentWaves programs per SM
+  /// (1..16), each taking work items (head block, request, split) that many
+  /// apart: the producer streams the next item's first tokens while the
+  /// compute warps finish this one. 0 (the default): a program per item.
+  /// Measured on the H200 with 1: uniform batches gain up to 13 %
+  /// (H=128 B=128 L=8192: 813 -> 706 us), ragged ones lose up to 27 % (a
+  /// fixed share of items per program, where the hardware otherwise hands
+  /// the next program to whichever SM is free).
+  int persistentWaves = 0;
+  /// Where SplitPolicy::Auto schedules on the device (see
+  /// SplitPolicy::Auto and DeviceSchedule).
+  DeviceSchedule deviceSchedule = DeviceSchedule::Default;
+  /// The device schedule's cost model, for tuning: what entering a request
+  /// costs in token blocks (0..64) and the fewest blocks it cuts a piece
+  /// of (1..1024); 0: kScheduleOverheadBlocks, kScheduleMinPieceBlocks.
+  int scheduleOverheadBlocks = 0;
+  int scheduleMinPieceBlocks = 0;
+  /// An experiment, off by default: where a call schedules on the device
+  /// and was given no DecodeMetadata::schedule, every stage-1 program makes
+  /// the schedule itself from seq_lens (scalar walks over the batch)
+  /// instead of a third kernel before it: one launch fewer
+  /// (docs/design/SCHEDULE.md). Measured on the H200: 4.5-43 % slower on
+  /// every shape (the scalar walks cost more than the launch they save),
+  /// so off. precompile() prepares
+  /// those calls' kernels; a call given a step schedule uses the schedule
+  /// kernel's stages, compiled at its first use.
+  bool scheduleInStage1 = false;
+  /// With a schedule kernel's schedule: no stage 2. The last stage-1
+  /// program to finish a piece of a request (per head block) merges the
+  /// request's partial rows itself, counted by an atomic add (one launch
+  /// fewer per call; requests without tokens are written by stage 1 too).
+  /// Measured slower where requests have several pieces, so off. A given
+  /// DecodeMetadata::schedule must match the lengths exactly: a stale one
+  /// leaves a count behind that later calls inherit.
+  bool mergeInStage1 = false;
+  /// Checked inputs (also on when the environment has
+  /// TILEMLA_CHECK_INPUTS=1): a kernel checks the metadata on the device
+  /// before the decode reads it (seq_lens >= 0 and within the block table's
+  /// row, the page ids a request uses within the cache). A bad request is
+  /// decoded as empty (o = 0, lse = -inf), never read outside the cache;
+  /// the call then synchronizes its stream and throws an Error naming the
+  /// request and the table column. Under graph capture nothing can wait:
+  /// a replay's violation is reported by the next call made outside a
+  /// capture. Off by default (no kernel, no synchronization).
+  bool checkInputs = false;
+  /// The most query tokens per request (s_q, 1..16) a call may decode:
+  /// sizes the workspace, which holds s_q * H partial rows per (request,
+  /// split). See forward_decode's multi-token form.
+  int maxQueryLen = 1;
+};
+
+} // namespace tilemla::mla
+
+#endif // TILEMLA_MLA_TRITONMLAOPTIONS_H
