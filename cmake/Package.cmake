@@ -1,5 +1,8 @@
-# What `cmake --install` gives a C++ user of libtilemla:
+# What `cmake --install` gives a C++ user of libtilemla (lib/ stands for
+# CMAKE_INSTALL_LIBDIR, GNUInstallDirs' choice for the prefix):
 #
+#   lib/libtilemla.so.0.1.0        soname libtilemla.so.0.1, and the links
+#   lib/libtilemla.so.0.1,         a loader and a linker look for
 #   lib/libtilemla.so
 #   include/tilemla/...            the public headers (below)
 #   lib/cmake/tilemla/             find_package(tilemla CONFIG) -> tilemla::tilemla
@@ -12,8 +15,8 @@
 # of both files against an install (scripts/test-install.sh).
 include(CMakePackageConfigHelpers)
 
-set(TILEMLA_INSTALL_INCLUDEDIR include)
-set(TILEMLA_INSTALL_LIBDIR lib)
+set(TILEMLA_INSTALL_INCLUDEDIR ${CMAKE_INSTALL_INCLUDEDIR})
+set(TILEMLA_INSTALL_LIBDIR ${CMAKE_INSTALL_LIBDIR})
 set(TILEMLA_INSTALL_CMAKEDIR ${TILEMLA_INSTALL_LIBDIR}/cmake/tilemla)
 set(TILEMLA_INSTALL_PKGCONFIGDIR ${TILEMLA_INSTALL_LIBDIR}/pkgconfig)
 
@@ -45,6 +48,15 @@ if(NOT TILEMLA_PORTABLE)
   # the loader's default folders), which also lets a consumer's link
   # resolve them.
   set_target_properties(tilemla PROPERTIES INSTALL_RPATH_USE_LINK_PATH ON)
+endif()
+
+if(NOT TILEMLA_PYTHON)
+  # 0.x: a new minor version may break the ABI, so the soname carries it.
+  # The Python build keeps the plain name: a wheel holds no symbolic links,
+  # and the extension loads the library beside it.
+  set_target_properties(tilemla PROPERTIES
+    VERSION ${PROJECT_VERSION}
+    SOVERSION ${PROJECT_VERSION_MAJOR}.${PROJECT_VERSION_MINOR})
 endif()
 
 install(TARGETS tilemla EXPORT tilemlaTargets

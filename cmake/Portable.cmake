@@ -5,7 +5,7 @@
 # compiler/include/tilemla/Export.h) is hidden. The result depends only on
 # glibc (>= 2.36) and libgcc_s.so.1, so the install folder runs on machines
 # without LLVM:
-#   install/bin/tilec   install/lib/libtilemla.so   (RPATH $ORIGIN/../lib)
+#   install/bin/tilec   install/lib/libtilemla.so*  (RPATH $ORIGIN/../lib)
 #
 # Traps (see shared/design/ARCHITECTURE.md, "Two builds of the same code"):
 # - Debian's static MLIR targets list the *shared* `LLVM` target as a
@@ -37,7 +37,8 @@ add_compile_options(-ffunction-sections -fdata-sections)
 # glibc itself loads it for pthread_cancel -- and manylinux allows it.
 add_link_options(-static-libstdc++)
 
-# bin/ finds lib/ through CMAKE_INSTALL_RPATH ($ORIGIN/../lib, both builds).
+# bin/ finds the library folder through CMAKE_INSTALL_RPATH ($ORIGIN/../lib
+# with the default prefix; both builds).
 set(CMAKE_BUILD_WITH_INSTALL_RPATH OFF)
 # `cmake --install build-portable` strips what it installs (as --strip does):
 # the install folder is what travels to the GPU machine. This rule comes

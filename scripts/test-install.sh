@@ -25,22 +25,36 @@ work=$(cd "$work" && pwd)
 cmake --install "$build" --prefix "$work/staged" >/dev/null
 mv "$work/staged" "$work/prefix"
 prefix=$work/prefix
+# The library folder GNUInstallDirs chose (lib, lib64 or lib/<multiarch>).
+config=$(find "$prefix" -name tilemlaConfig.cmake -print -quit)
+[ -n "$config" ] || fail "no tilemlaConfig.cmake under $prefix"
+lib=${config%/cmake/tilemla/tilemlaConfig.cmake}
 
 echo "== find_package(tilemla) against $prefix"
 cmake -S "$consumer" -B "$work/cmake" -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
 found=$(sed -n 's/^tilemla_DIR:PATH=//p' "$work/cmake/CMakeCache.txt")
-[ "$found" = "$prefix/lib/cmake/tilemla" ] ||
+[ "$found" = "$lib/cmake/tilemla" ] ||
   fail "find_package found tilemla in '$found', not in $prefix"
 cmake --build "$work/cmake"
 "$work/cmake/tilemla-consumer"
 
+echo "== the soname: libtilemla.so.MAJOR.MINOR, what the consumer needs"
+version=$(sed -n 's/^Version: //p' "$lib/pkgconfig/tilemla.pc")
+soname=$(readelf -d "$lib/libtilemla.so" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
+[ "$soname" = "libtilemla.so.${version%.*}" ] ||
+  fail "libtilemla.so's soname is '$soname', not libtilemla.so.${version%.*}"
+[ -f "$lib/$soname" ] || fail "no $soname in $lib"
+readelf -d "$work/cmake/tilemla-consumer" | grep -q "(NEEDED).*\[$soname\]" ||
+  fail "the consumer does not need $soname"
+echo "$soname"
+
 echo "== pkg-config tilemla"
-export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
+export PKG_CONFIG_PATH=$lib/pkgconfig
 flags=$(pkg-config --cflags --libs tilemla)
 libdir=$(pkg-config --variable=libdir tilemla)
-[ "$(cd "$libdir" && pwd)" = "$prefix/lib" ] ||
-  fail "tilemla.pc's libdir $libdir is not $prefix/lib"
+[ "$(cd "$libdir" && pwd)" = "$lib" ] ||
+  fail "tilemla.pc's libdir $libdir is not $lib"
 # shellcheck disable=SC2086 # the flags are words
 "$cxx" -std=c++17 -O1 "$consumer/main.cpp" $flags -Wl,-rpath,"$libdir" \
   -o "$work/pkg-config-consumer"
