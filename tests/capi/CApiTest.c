@@ -211,6 +211,21 @@ static tilemla_mla_impl *make_impl(int32_t device_schedule) {
   return impl;
 }
 
+/* A decode with lse through `md` (its tensors and max_seq_len set from
+ * `args`), compared with the reference. */
+static void decode_with(tilemla_mla_impl *impl, const decode_args *args,
+                        tilemla_decode_metadata *md, const char *form) {
+  md->block_table = args->md.block_table;
+  md->seq_lens = args->md.seq_lens;
+  md->max_seq_len = args->md.max_seq_len;
+  memset(o, 0xff, sizeof o); /* NaN */
+  memset(lse, 0xff, sizeof lse);
+  CHECK(tilemla_mla_forward_decode(impl, &args->q.t, NULL, &args->kv.t, md,
+                                   &args->o.t, &args->lse.t,
+                                   NULL) == TILEMLA_OK);
+  compare(1, form);
+}
+
 /* Options structs of other headers' sizes: one without the last field (an
  * older tilemla_c.h) lying before bytes that are not zero, which neither its
  * init nor the call may touch; one with a field more (a newer header),
@@ -227,15 +242,7 @@ static void test_struct_sizes(tilemla_mla_impl *impl, const decode_args *args) {
   CHECK(older.md.struct_size == older_size && older.md.max_seq_len == -1);
   for (size_t i = older_size; i < sizeof older; ++i)
     CHECK(older.bytes[i] == 0xa5);
-  older.md.block_table = args->md.block_table;
-  older.md.seq_lens = args->md.seq_lens;
-  older.md.max_seq_len = args->md.max_seq_len;
-  memset(o, 0xff, sizeof o);
-  memset(lse, 0xff, sizeof lse);
-  CHECK(tilemla_mla_forward_decode(impl, &args->q.t, NULL, &args->kv.t,
-                                   &older.md, &args->o.t, &args->lse.t,
-                                   NULL) == TILEMLA_OK);
-  compare(1, "an older header's metadata");
+  decode_with(impl, args, &older.md, "an older header's metadata");
 
   const size_t newer_size = sizeof(tilemla_decode_metadata) + 8;
   memset(&newer, 0xa5, sizeof newer);
@@ -244,15 +251,7 @@ static void test_struct_sizes(tilemla_mla_impl *impl, const decode_args *args) {
   CHECK(newer.md.struct_size == newer_size && newer.md.schedule == NULL);
   for (size_t i = sizeof(tilemla_decode_metadata); i < sizeof newer; ++i)
     CHECK(newer.bytes[i] == (i < newer_size ? 0 : 0xa5));
-  newer.md.block_table = args->md.block_table;
-  newer.md.seq_lens = args->md.seq_lens;
-  newer.md.max_seq_len = args->md.max_seq_len;
-  memset(o, 0xff, sizeof o);
-  memset(lse, 0xff, sizeof lse);
-  CHECK(tilemla_mla_forward_decode(impl, &args->q.t, NULL, &args->kv.t,
-                                   &newer.md, &args->o.t, &args->lse.t,
-                                   NULL) == TILEMLA_OK);
-  compare(1, "a newer header's metadata");
+  decode_with(impl, args, &newer.md, "a newer header's metadata");
   newer.bytes[sizeof(tilemla_decode_metadata) + 2] = 1;
   EXPECT_ERROR(tilemla_mla_forward_decode(impl, &args->q.t, NULL, &args->kv.t,
                                           &newer.md, &args->o.t, NULL, NULL),
