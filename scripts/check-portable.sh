@@ -10,7 +10,8 @@ dir=${1:-install}
 allowed='^(libc|libm|libdl|libpthread|librt|libgcc_s|ld-linux-x86-64|libtilemla)\.so'
 max_glibc=2.36
 status=0
-for f in "$dir"/bin/* "$dir"/lib/*.so*; do
+# lib/, or wherever GNUInstallDirs put the library (lib64, lib/<multiarch>).
+for f in "$dir"/bin/* $(find "$dir"/lib* -name '*.so*'); do
   [ -f "$f" ] || continue
   while read -r lib; do
     if ! [[ $lib =~ $allowed ]]; then

@@ -40,14 +40,25 @@ cmake --build "$work/cmake"
 "$work/cmake/tilemla-consumer"
 
 echo "== the soname: libtilemla.so.MAJOR.MINOR, what the consumer needs"
-version=$(sed -n 's/^Version: //p' "$lib/pkgconfig/tilemla.pc")
-soname=$(readelf -d "$lib/libtilemla.so" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
-[ "$soname" = "libtilemla.so.${version%.*}" ] ||
-  fail "libtilemla.so's soname is '$soname', not libtilemla.so.${version%.*}"
+elf_entries() { # elf_entries FILE TAG: the names of FILE's TAG entries
+  readelf -d "$1" | sed -n "s/.*($2).*\[\(.*\)\]/\1/p"
+}
+soname=$(elf_entries "$lib/libtilemla.so" SONAME)
+if grep -q '^TILEMLA_PYTHON:BOOL=ON' "$build/CMakeCache.txt"; then
+  expected=libtilemla.so # a wheel's library keeps the plain name
+else
+  version=$(sed -n 's/^Version: //p' "$lib/pkgconfig/tilemla.pc")
+  expected=libtilemla.so.${version%.*}
+fi
+[ "$soname" = "$expected" ] ||
+  fail "libtilemla.so's soname is '$soname', not $expected"
 [ -f "$lib/$soname" ] || fail "no $soname in $lib"
-readelf -d "$work/cmake/tilemla-consumer" | grep -q "(NEEDED).*\[$soname\]" ||
+grep -qxF "$soname" <<<"$(elf_entries "$work/cmake/tilemla-consumer" NEEDED)" ||
   fail "the consumer does not need $soname"
 echo "$soname"
+echo "== the installed tools find the library from where the install moved"
+env -i "$prefix/bin/tilec" "$source_dir/kernels/examples/vector_add.tile" \
+  --emit=summary >/dev/null || fail "the installed tilec does not run"
 
 echo "== pkg-config tilemla"
 export PKG_CONFIG_PATH=$lib/pkgconfig

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstring>
 #include <memory>
 
@@ -56,16 +57,38 @@ tilemla_decode_metadata defaultsOf(const tilemla_decode_metadata *) {
   return md;
 }
 
-/// A struct_size some tilemla_c.h's struct can have: struct_size and at
-/// least one field, in whole multiples of the struct's alignment.
+/// The sizes a struct has had in tilemla_c.h, from its first published
+/// layout to this library's. Fields are only ever appended, and a struct
+/// never ends in padding, so a size says which fields a caller has.
+template <typename Struct> struct StructSizes;
+template <> struct StructSizes<tilemla_mla_config> {
+  static constexpr size_t first = sizeof(tilemla_mla_config);
+};
+template <> struct StructSizes<tilemla_decode_metadata> {
+  // Before `schedule`.
+  static constexpr size_t first = offsetof(tilemla_decode_metadata, schedule);
+};
+static_assert(offsetof(tilemla_mla_config, device_schedule) + sizeof(int32_t) ==
+                  sizeof(tilemla_mla_config),
+              "tilemla_mla_config ends in padding: a field added there "
+              "would not change its size");
+static_assert(offsetof(tilemla_decode_metadata, schedule) + sizeof(void *) ==
+                  sizeof(tilemla_decode_metadata),
+              "tilemla_decode_metadata ends in padding");
+/// How far past this library's struct a newer header's may reach.
+constexpr size_t kNewerFieldsBytes = 256;
+
+/// A struct_size some tilemla_c.h's struct has had or may have: from the
+/// first layout's to a little past this library's, in whole multiples of
+/// the struct's alignment.
 template <typename Struct> void checkStructSize(size_t size, const char *name) {
-  constexpr size_t least = sizeof(size_t) + alignof(Struct);
-  if (size < least || size % alignof(Struct) != 0)
+  constexpr size_t least = StructSizes<Struct>::first;
+  constexpr size_t most = sizeof(Struct) + kNewerFieldsBytes;
+  if (size < least || size > most || size % alignof(Struct) != 0)
     throw ArgumentError(fmt::format(
         "{}: struct_size {} is not the size of a tilemla_c.h struct (a "
-        "multiple of {} from {}; this library's is {}): fill it with its "
-        "_init function",
-        name, size, alignof(Struct), least, sizeof(Struct)));
+        "multiple of {} from {} to {}; this library's is {})",
+        name, size, alignof(Struct), least, most, sizeof(Struct)));
 }
 
 /// The caller's struct read as this library's, touching only its
@@ -75,7 +98,8 @@ template <typename Struct> void checkStructSize(size_t size, const char *name) {
 template <typename Struct>
 Struct readStruct(const Struct *value, const char *name) {
   requireNonNull(value, name);
-  const size_t size = value->struct_size;
+  size_t size = 0; // the caller's object may be smaller than Struct
+  std::memcpy(&size, value, sizeof size);
   checkStructSize<Struct>(size, name);
   Struct result = defaultsOf(value);
   const auto *bytes = reinterpret_cast<const unsigned char *>(value);

@@ -259,6 +259,32 @@ static void test_struct_sizes(tilemla_mla_impl *impl, const decode_args *args) {
 
   EXPECT_ERROR(tilemla_decode_metadata_init_sized(&newer.md, 12),
                TILEMLA_ERROR_INVALID_ARGUMENT, "metadata: struct_size 12");
+  EXPECT_ERROR(tilemla_decode_metadata_init_sized(&newer.md, 52),
+               TILEMLA_ERROR_INVALID_ARGUMENT, "metadata: struct_size 52");
+  /* Past what a newer header may add: refused before anything is written. */
+  EXPECT_ERROR(tilemla_decode_metadata_init_sized(
+                   &newer.md, sizeof(tilemla_decode_metadata) + 264),
+               TILEMLA_ERROR_INVALID_ARGUMENT, "is not the size of a");
+
+  /* The config the same way, through tilemla_mla_create. */
+  union {
+    tilemla_mla_config config;
+    unsigned char bytes[sizeof(tilemla_mla_config) + 8];
+  } config;
+  CHECK(tilemla_mla_config_init_sized(&config.config, sizeof config) ==
+        TILEMLA_OK);
+  CHECK(config.config.struct_size == sizeof config &&
+        config.config.num_heads == 128);
+  config.config.num_heads = H;
+  tilemla_mla_impl *made = NULL;
+  CHECK(tilemla_mla_create(&config.config, &made) == TILEMLA_OK);
+  tilemla_mla_destroy(made);
+  config.bytes[sizeof(tilemla_mla_config) + 4] = 7;
+  EXPECT_ERROR(tilemla_mla_create(&config.config, &made),
+               TILEMLA_ERROR_INVALID_ARGUMENT, "config: byte ");
+  config.config.struct_size = sizeof(tilemla_mla_config) - 8;
+  EXPECT_ERROR(tilemla_mla_create(&config.config, &made),
+               TILEMLA_ERROR_INVALID_ARGUMENT, "config: struct_size ");
   EXPECT_ERROR(tilemla_decode_metadata_init_sized(NULL, newer_size),
                TILEMLA_ERROR_INVALID_ARGUMENT, "metadata: NULL");
   EXPECT_ERROR(tilemla_mla_config_init_sized(NULL, 64),

@@ -21,8 +21,11 @@
  *    that size. The library reads only struct_size bytes: a struct from an
  *    older tilemla_c.h gets the defaults of the fields it lacks, and one
  *    from a newer header is taken if the fields this library does not know
- *    are zero. Bindings that lay a struct out themselves (ctypes) call
- *    *_init_sized with their own size.
+ *    are zero (fields are only appended, and zero is each new field's
+ *    default). Bindings that lay a struct out themselves (ctypes) call
+ *    *_init_sized with their own size. (Until 0.1 the init functions took
+ *    no size and wrote this header's: a caller built against another
+ *    header fails to link them rather than have its memory overwritten.)
  *
  *===----------------------------------------------------------------------===*/
 #ifndef TILEMLA_TILEMLA_C_H
@@ -103,8 +106,9 @@ typedef struct tilemla_mla_config {
 
 /** DeepSeek-V3's shape (R 512, rope 64, 128 heads), scale 1/sqrt(192),
  *  "auto" cache, the TritonMLAOptions defaults, device 0, into the first
- *  struct_size bytes of *config (a multiple of 8, at least 16; past this
- *  header's struct, zeros). */
+ *  struct_size bytes of *config: a size this struct has had (from its first
+ *  layout's, in multiples of its alignment) or a newer header's (up to 256
+ *  bytes more, filled with zeros). */
 TILEMLA_API tilemla_status
 tilemla_mla_config_init_sized(tilemla_mla_config *config, size_t struct_size);
 #define tilemla_mla_config_init(config)                                        \
@@ -162,9 +166,9 @@ tilemla_mla_schedule_create(tilemla_mla_impl *impl, int32_t query_len,
                             tilemla_decode_schedule **schedule);
 TILEMLA_API void tilemla_decode_schedule_destroy(tilemla_decode_schedule *s);
 
-/** Fills `schedule` from metadata->seq_lens on `stream` (the rest of the
- *  metadata is not read), for the step's calls that pass it in their
- *  metadata. Never synchronizes. */
+/** Fills `schedule` from metadata->seq_lens on `stream` (of the rest of
+ *  the metadata only struct_size is checked), for the step's calls that
+ *  pass it in their metadata. Never synchronizes. */
 TILEMLA_API tilemla_status tilemla_mla_schedule_decode(
     tilemla_mla_impl *impl, const tilemla_decode_metadata *metadata,
     tilemla_decode_schedule *schedule, void *stream);
