@@ -6,13 +6,17 @@
 #include "tilemla/Support/TensorDescriptorABI.h"
 #include "tilemla/Support/WarnOnce.h"
 
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringRef.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/SHA256.h"
 #include <cctype>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -63,10 +67,12 @@ Artifact compile(const CompileRequest &request, const std::string &key) {
   options.argFacts = request.argFacts;
   options.dumpDirectory = dumpFolder(request, key);
   std::string errors;
+  const auto start = std::chrono::steady_clock::now();
   std::optional<CompiledKernel> kernel = compileKernel(file, options, errors);
   if (!kernel)
     throw Error(
         fmt::format("cannot compile {}:\n{}", request.sourcePath, errors));
+  const double toPtx = millisecondsSince(start);
   cacheStats().compiles++;
   Artifact artifact;
   artifact.key = key;
@@ -82,6 +88,7 @@ Artifact compile(const CompileRequest &request, const std::string &key) {
   // register count, spill and serialize its wgmma. The driver compiles it
   // whole at load time instead (and keeps it in its own JIT cache).
   std::optional<cuda::AssembledCubin> assembled;
+  const auto assembleStart = std::chrono::steady_clock::now();
   if (kernel->producerWarps == 0)
     assembled =
         cuda::assembleCubin(kernel->ptx, kernel->target.name(), kernel->name);
@@ -89,6 +96,15 @@ Artifact compile(const CompileRequest &request, const std::string &key) {
     artifact.cubin = std::move(assembled->cubin);
     artifact.assemblerLog = std::move(assembled->log);
   }
+  if (compileLogEnabled())
+    logCompile(fmt::format(
+        "compiled {} [{}] for {}: to PTX {:.1f} ms, {}", artifact.name,
+        key.substr(0, 8), artifact.target.name(), toPtx,
+        assembled ? fmt::format("to a cubin (nvJitLink) {:.1f} ms",
+                                millisecondsSince(assembleStart))
+        : kernel->producerWarps
+            ? std::string("the PTX left to the driver (warp roles)")
+            : std::string("the PTX left to the driver (no nvJitLink)")));
   artifact.ptx = std::move(kernel->ptx);
   return artifact;
 }
@@ -108,6 +124,25 @@ MemoryCache &memoryCache() {
 CacheStats &cacheStats() {
   static CacheStats stats;
   return stats;
+}
+
+bool compileLogEnabled() {
+  const char *value = std::getenv("TILEMLA_LOG");
+  if (!value)
+    return false;
+  llvm::SmallVector<llvm::StringRef> categories;
+  llvm::StringRef(value).split(categories, ',');
+  return llvm::is_contained(categories, "compile");
+}
+
+void logCompile(const std::string &line) {
+  std::fputs(("tilemla: " + line + "\n").c_str(), stderr);
+}
+
+double millisecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(
+             std::chrono::steady_clock::now() - start)
+      .count();
 }
 
 std::string computeCacheKey(const CompileRequest &request) {
@@ -460,10 +495,15 @@ std::shared_ptr<const Artifact> getArtifact(const CompileRequest &request) {
   try {
     std::shared_ptr<const Artifact> artifact;
     std::optional<fs::path> root = diskCacheDirectory();
+    const auto start = std::chrono::steady_clock::now();
     auto loadHit = [&] {
       if (std::optional<Artifact> hit = loadFromDisk(*root, key)) {
         cacheStats().diskHits++;
         artifact = std::make_shared<const Artifact>(std::move(*hit));
+        if (compileLogEnabled())
+          logCompile(fmt::format("{} [{}] from the disk cache in {:.1f} ms",
+                                 artifact->name, key.substr(0, 8),
+                                 millisecondsSince(start)));
       }
     };
     std::optional<EntryLock> lock;

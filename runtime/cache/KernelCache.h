@@ -15,6 +15,7 @@
 #include "tilemla/Driver/Compiler.h"
 
 #include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -66,6 +67,18 @@ std::optional<Artifact> loadFromDisk(const std::filesystem::path &root,
 /// Writes an entry atomically (temporary files renamed into place; the
 /// metadata, written last, commits it). Failures to write are not fatal.
 void storeToDisk(const std::filesystem::path &root, const Artifact &artifact);
+
+/// TILEMLA_LOG=compile (a comma-separated list; "compile" is its one
+/// category): a line on stderr for each kernel a process compiles, takes
+/// from the disk cache or loads into a context, saying where the time went
+/// (the tile compiler to PTX, nvJitLink to a cubin, the driver). Read at
+/// each such event, never on a memory hit.
+bool compileLogEnabled();
+/// Writes "tilemla: `line`" to stderr in one call (lines of threads that
+/// compile at once do not interleave).
+void logCompile(const std::string &line);
+/// Milliseconds since `start`.
+double millisecondsSince(std::chrono::steady_clock::time_point start);
 
 struct CacheStats {
   std::atomic<unsigned> compiles{0}, memoryHits{0}, diskHits{0};

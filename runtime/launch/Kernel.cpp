@@ -104,6 +104,7 @@ LoadedKernel loadInContext(std::shared_ptr<const runtime::Artifact> artifact,
   // not load on sm_90); there the PTX is compiled by the driver, as a fat
   // binary's PTX would be.
   bool loadedCubin = false;
+  const auto loadStart = std::chrono::steady_clock::now();
   if (!artifact->cubin.empty()) {
     CUresult result = cuda::driver().cuModuleLoadData(&loaded.module,
                                                       artifact->cubin.c_str());
@@ -125,6 +126,11 @@ LoadedKernel loadInContext(std::shared_ptr<const runtime::Artifact> artifact,
       log.pop_back();
     loaded.jitLog = std::move(log);
   }
+  if (runtime::compileLogEnabled())
+    runtime::logCompile(fmt::format(
+        "loaded {} [{}] in {:.1f} ms ({})", artifact->name,
+        artifact->key.substr(0, 8), runtime::millisecondsSince(loadStart),
+        loadedCubin ? "its cubin" : "the driver compiled its PTX"));
   TILEMLA_CU(cuModuleGetFunction, "kernel " + artifact->name, &loaded.function,
              loaded.module, artifact->name.c_str());
   int sharedLimit = 0;

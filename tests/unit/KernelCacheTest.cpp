@@ -147,6 +147,40 @@ TEST_F(KernelCacheTest, DiskEntryIsReusedByAColdProcess) {
   EXPECT_EQ(second->params, first->params);
 }
 
+TEST_F(KernelCacheTest, CompileLogSaysWhereTheTimeWent) {
+  setenv("TILEMLA_LOG", "other,compile", 1);
+  testing::internal::CaptureStderr();
+  auto first = getArtifact(request());
+  std::string compiled = testing::internal::GetCapturedStderr();
+  EXPECT_NE(compiled.find("tilemla: compiled scale [" +
+                          first->key.substr(0, 8) + "] for sm_90a: to PTX "),
+            std::string::npos)
+      << compiled;
+  EXPECT_NE(compiled.find(first->cubin.empty() ? "left to the driver"
+                                               : "to a cubin (nvJitLink)"),
+            std::string::npos)
+      << compiled;
+
+  clearMemoryCache();
+  testing::internal::CaptureStderr();
+  getArtifact(request());
+  std::string hit = testing::internal::GetCapturedStderr();
+  EXPECT_NE(hit.find("tilemla: scale [" + first->key.substr(0, 8) +
+                     "] from the disk cache in "),
+            std::string::npos)
+      << hit;
+  // Memory hits say nothing, nor does anything without the category.
+  testing::internal::CaptureStderr();
+  getArtifact(request());
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+  setenv("TILEMLA_LOG", "compiles", 1);
+  clearMemoryCache();
+  testing::internal::CaptureStderr();
+  getArtifact(request());
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+  unsetenv("TILEMLA_LOG");
+}
+
 TEST_F(KernelCacheTest, TruncatedOrCorruptEntriesAreRecompiled) {
   auto first = getArtifact(request());
   fs::path folder = entry(first->key);
