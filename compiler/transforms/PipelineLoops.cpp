@@ -341,12 +341,13 @@ private:
       IRMapping map;
       map.map(stream->load->getResult(0),
               LocalLoadOp::create(b, loc,
-                                  withEncoding(stream->getType(), layout),
+                                  stream->getType().cloneWithEncoding(layout),
                                   stream->buffer, current));
       for (Operation *op : stream->casts) {
         Operation *copy = b.clone(*op, map);
-        copy->getResult(0).setType(withEncoding(
-            cast<RankedTensorType>(op->getResult(0).getType()), layout));
+        copy->getResult(0).setType(
+            cast<RankedTensorType>(op->getResult(0).getType())
+                .cloneWithEncoding(layout));
       }
       LocalStoreOp::create(b, loc,
                            map.lookup(stream->casts.back()->getResult(0)),

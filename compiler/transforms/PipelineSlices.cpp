@@ -55,11 +55,6 @@ std::optional<SmallVector<Operation *>> tile::castsToDots(LoadOp load) {
   return casts;
 }
 
-RankedTensorType tile::withEncoding(RankedTensorType type, Attribute encoding) {
-  return RankedTensorType::get(type.getShape(), type.getElementType(),
-                               encoding);
-}
-
 Attribute tile::conversionLayout(RankedTensorType loadType,
                                  ArrayRef<Operation *> casts) {
   auto blocked = dyn_cast_or_null<BlockedEncodingAttr>(loadType.getEncoding());

@@ -35,9 +35,6 @@ std::optional<SmallVector<Operation *>> castsToDots(LoadOp load);
 Attribute conversionLayout(RankedTensorType loadType,
                            ArrayRef<Operation *> casts);
 
-/// `type` with `encoding`.
-RankedTensorType withEncoding(RankedTensorType type, Attribute encoding);
-
 /// Ops of `body` that `roots` are computed from, in block order. Fails when
 /// one has regions or effects other than reads (only those can be
 /// recomputed or moved freely in a body that writes nothing).
