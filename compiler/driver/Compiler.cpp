@@ -304,6 +304,9 @@ public:
       return;
     manager.setEnabled(true);
     manager.setDisplayMode(DefaultTimingManager::DisplayMode::Tree);
+    // The tree goes to the manager's output, not to dumpAsTree's stream.
+    manager.setOutput(createOutputStrategy(
+        DefaultTimingManager::OutputFormat::Text, *report));
     root = manager.getRootScope();
   }
   ~CompileTiming() {

@@ -66,13 +66,19 @@ Artifact compile(const CompileRequest &request, const std::string &key) {
   options.numWarps = request.numWarps;
   options.argFacts = request.argFacts;
   options.dumpDirectory = dumpFolder(request, key);
-  std::string errors;
+  std::string errors, timing;
+  llvm::raw_string_ostream timingReport(timing);
+  if (logEnabled("timing"))
+    options.timingReport = &timingReport;
   const auto start = std::chrono::steady_clock::now();
   std::optional<CompiledKernel> kernel = compileKernel(file, options, errors);
   if (!kernel)
     throw Error(
         fmt::format("cannot compile {}:\n{}", request.sourcePath, errors));
   const double toPtx = millisecondsSince(start);
+  if (!timing.empty())
+    logCompile(fmt::format("timing of {} [{}]:\n{}", kernel->name,
+                           key.substr(0, 8), timing));
   cacheStats().compiles++;
   Artifact artifact;
   artifact.key = key;
@@ -96,7 +102,7 @@ Artifact compile(const CompileRequest &request, const std::string &key) {
     artifact.cubin = std::move(assembled->cubin);
     artifact.assemblerLog = std::move(assembled->log);
   }
-  if (compileLogEnabled())
+  if (logEnabled("compile"))
     logCompile(fmt::format(
         "compiled {} [{}] for {}: to PTX {:.1f} ms, {}", artifact.name,
         key.substr(0, 8), artifact.target.name(), toPtx,
@@ -126,13 +132,13 @@ CacheStats &cacheStats() {
   return stats;
 }
 
-bool compileLogEnabled() {
+bool logEnabled(std::string_view category) {
   const char *value = std::getenv("TILEMLA_LOG");
   if (!value)
     return false;
   llvm::SmallVector<llvm::StringRef> categories;
   llvm::StringRef(value).split(categories, ',');
-  return llvm::is_contained(categories, "compile");
+  return llvm::is_contained(categories, llvm::StringRef(category));
 }
 
 void logCompile(const std::string &line) {
@@ -240,50 +246,6 @@ fs::path entryFolder(const fs::path &root, const std::string &key) {
   return root / key.substr(0, 2) / key;
 }
 
-/// An exclusive advisory lock (flock) on `<entry>.lock` beside an entry's
-/// folder, held while one process compiles and stores the entry, so that
-/// processes sharing a cache folder (tensor-parallel ranks starting at once)
-/// compile each kernel once and load what the first one stored. The
-/// kernel drops the lock of a process that dies. Best effort: where the
-/// lock file cannot be made (a read-only folder) or the holder takes
-/// longer than `kLockWait` (a hung compile), the caller compiles unlocked,
-/// which is correct, only duplicated. Lock files stay: deleting one while
-/// another process waits on it would let a third lock a new file.
-class EntryLock {
-public:
-  static constexpr std::chrono::seconds kLockWait{120};
-
-  EntryLock(const fs::path &root, const std::string &key) {
-    fs::path folder = entryFolder(root, key);
-    std::error_code error;
-    fs::create_directories(folder.parent_path(), error);
-    fs::path path = folder;
-    path += ".lock";
-    fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-    if (fd < 0)
-      return;
-    const auto deadline = std::chrono::steady_clock::now() + kLockWait;
-    while (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
-      if ((errno != EWOULDBLOCK && errno != EINTR) ||
-          std::chrono::steady_clock::now() > deadline) {
-        ::close(fd);
-        fd = -1;
-        return;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(2));
-    }
-  }
-  ~EntryLock() {
-    if (fd >= 0)
-      ::close(fd); // releases the lock
-  }
-  EntryLock(const EntryLock &) = delete;
-  EntryLock &operator=(const EntryLock &) = delete;
-
-private:
-  int fd = -1;
-};
-
 llvm::json::Object paramToJson(const KernelParam &param) {
   llvm::json::Object object{{"kind", kindName(param.kind)}};
   if (param.elementType != KernelParam::ElementType::None)
@@ -354,6 +316,41 @@ std::optional<KernelParam> paramFromJson(const llvm::json::Value &value) {
   return param;
 }
 } // namespace
+
+EntryLock::EntryLock(const fs::path &root, const std::string &key,
+                     const char *suffix) {
+  fs::path folder = entryFolder(root, key);
+  std::error_code error;
+  fs::create_directories(folder.parent_path(), error);
+  fs::path path = folder;
+  path += suffix;
+  fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+  if (fd < 0)
+    return;
+  const auto deadline = std::chrono::steady_clock::now() + kLockWait;
+  while (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    if ((errno != EWOULDBLOCK && errno != EINTR) ||
+        std::chrono::steady_clock::now() > deadline) {
+      ::close(fd);
+      fd = -1;
+      return;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+}
+
+EntryLock::~EntryLock() {
+  if (fd >= 0)
+    ::close(fd); // releases the lock
+}
+
+std::unique_ptr<EntryLock> lockDriverCompile(const std::string &key) {
+  std::optional<fs::path> root = diskCacheDirectory();
+  const char *jitCacheOff = std::getenv("CUDA_CACHE_DISABLE");
+  if (!root || (jitCacheOff && std::string_view(jitCacheOff) == "1"))
+    return nullptr;
+  return std::make_unique<EntryLock>(*root, key, ".jit.lock");
+}
 
 /// SHA-256 of the metadata without its own checksum field (llvm::json
 /// prints an object's keys sorted: one text per content).
@@ -500,7 +497,7 @@ std::shared_ptr<const Artifact> getArtifact(const CompileRequest &request) {
       if (std::optional<Artifact> hit = loadFromDisk(*root, key)) {
         cacheStats().diskHits++;
         artifact = std::make_shared<const Artifact>(std::move(*hit));
-        if (compileLogEnabled())
+        if (logEnabled("compile"))
           logCompile(fmt::format("{} [{}] from the disk cache in {:.1f} ms",
                                  artifact->name, key.substr(0, 8),
                                  millisecondsSince(start)));

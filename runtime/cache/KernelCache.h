@@ -21,6 +21,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tilemla::runtime {
@@ -68,12 +69,14 @@ std::optional<Artifact> loadFromDisk(const std::filesystem::path &root,
 /// metadata, written last, commits it). Failures to write are not fatal.
 void storeToDisk(const std::filesystem::path &root, const Artifact &artifact);
 
-/// TILEMLA_LOG=compile (a comma-separated list; "compile" is its one
-/// category): a line on stderr for each kernel a process compiles, takes
-/// from the disk cache or loads into a context, saying where the time went
-/// (the tile compiler to PTX, nvJitLink to a cubin, the driver). Read at
-/// each such event, never on a memory hit.
-bool compileLogEnabled();
+/// Whether TILEMLA_LOG (a comma-separated list) names `category`:
+/// - "compile": a line on stderr for each kernel a process compiles, takes
+///   from the disk cache or loads into a context, saying where the time went
+///   (the tile compiler to PTX, nvJitLink to a cubin, the driver);
+/// - "timing": each compile's timing tree (parse, every MLIR pass, LLVM
+///   translation, optimization, PTX), as `tilec --timing` prints it.
+/// Read at each such event, never on a memory hit.
+bool logEnabled(std::string_view category);
 /// Writes "tilemla: `line`" to stderr in one call (lines of threads that
 /// compile at once do not interleave).
 void logCompile(const std::string &line);
@@ -89,6 +92,39 @@ CacheStats &cacheStats();
 /// threads asking for one key at once compile it once. Throws tilemla::Error
 /// with the compiler's diagnostics if the kernel does not compile.
 std::shared_ptr<const Artifact> getArtifact(const CompileRequest &request);
+
+/// An exclusive advisory lock (flock) on the file `<entry><suffix>` beside
+/// a cache entry's folder. ".lock" is held while one process compiles and
+/// stores the entry, so that processes sharing a cache folder
+/// (tensor-parallel ranks starting at once) compile each kernel once and
+/// load what the first one stored. The kernel drops the lock of a process
+/// that dies. Best effort: where the lock file cannot be made (a read-only
+/// folder) or the holder takes longer than `kLockWait` (a hung compile), the
+/// caller goes on unlocked, which is correct, only duplicated. Lock files
+/// stay: deleting one while another process waits on it would let a third
+/// lock a new file.
+class EntryLock {
+public:
+  static constexpr std::chrono::seconds kLockWait{120};
+
+  EntryLock(const std::filesystem::path &root, const std::string &key,
+            const char *suffix = ".lock");
+  ~EntryLock();
+  EntryLock(const EntryLock &) = delete;
+  EntryLock &operator=(const EntryLock &) = delete;
+
+private:
+  int fd = -1;
+};
+
+/// The lock (`<entry>.jit.lock`) to hold while the driver compiles an
+/// entry's PTX at load (a kernel without a cubin: warp roles). The driver
+/// keeps what it compiles in the user's CUDA JIT cache, so processes that
+/// share both caches and take turns run ptxas on the kernel once; the others
+/// find the driver's copy. nullptr without a disk cache, or when
+/// CUDA_CACHE_DISABLE=1 turns the driver's cache off (each process compiles
+/// anyway).
+std::unique_ptr<EntryLock> lockDriverCompile(const std::string &key);
 
 /// Forgets the memory cache (tests use it to exercise the disk cache).
 void clearMemoryCache();

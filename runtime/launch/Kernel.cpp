@@ -119,6 +119,10 @@ LoadedKernel loadInContext(std::shared_ptr<const runtime::Artifact> artifact,
     std::string log(8192, '\0');
     int options[] = {CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES};
     void *values[] = {log.data(), reinterpret_cast<void *>(log.size())};
+    // One process at a time per kernel: the others then find the driver's
+    // cached compile instead of each running ptxas on the same PTX.
+    std::unique_ptr<runtime::EntryLock> oneCompile =
+        runtime::lockDriverCompile(artifact->key);
     TILEMLA_CU(cuModuleLoadDataEx, "kernel " + artifact->name, &loaded.module,
                artifact->ptx.c_str(), 2u, options, values);
     log.resize(std::strlen(log.c_str()));
@@ -126,7 +130,7 @@ LoadedKernel loadInContext(std::shared_ptr<const runtime::Artifact> artifact,
       log.pop_back();
     loaded.jitLog = std::move(log);
   }
-  if (runtime::compileLogEnabled())
+  if (runtime::logEnabled("compile"))
     runtime::logCompile(fmt::format(
         "loaded {} [{}] in {:.1f} ms ({})", artifact->name,
         artifact->key.substr(0, 8), runtime::millisecondsSince(loadStart),

@@ -181,6 +181,27 @@ TEST_F(KernelCacheTest, CompileLogSaysWhereTheTimeWent) {
   unsetenv("TILEMLA_LOG");
 }
 
+TEST_F(KernelCacheTest, TimingLogGivesEachCompilesTree) {
+  setenv("TILEMLA_LOG", "timing", 1);
+  testing::internal::CaptureStderr();
+  auto first = getArtifact(request());
+  std::string compiled = testing::internal::GetCapturedStderr();
+  EXPECT_NE(compiled.find("tilemla: timing of scale [" +
+                          first->key.substr(0, 8) + "]:"),
+            std::string::npos)
+      << compiled;
+  for (const char *part : {"parse", "MLIR passes", "LLVM IR optimization",
+                           "PTX emission (NVPTX backend)"})
+    EXPECT_NE(compiled.find(part), std::string::npos) << part;
+  // Only "timing": no compile line; a disk hit compiles nothing to time.
+  EXPECT_EQ(compiled.find("tilemla: compiled"), std::string::npos);
+  clearMemoryCache();
+  testing::internal::CaptureStderr();
+  getArtifact(request());
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+  unsetenv("TILEMLA_LOG");
+}
+
 TEST_F(KernelCacheTest, TruncatedOrCorruptEntriesAreRecompiled) {
   auto first = getArtifact(request());
   fs::path folder = entry(first->key);
@@ -474,6 +495,54 @@ TEST_F(KernelCacheTest, EightProcessesCompileOneKeyOnce) {
   EXPECT_EQ(compiled, 1);
   EXPECT_EQ(loaded, 7);
   EXPECT_TRUE(loadFromDisk(dir, computeCacheKey(request())).has_value());
+}
+
+TEST_F(KernelCacheTest, DriverCompilesOfOneKeyTakeTurnsAcrossProcesses) {
+  const std::string key = computeCacheKey(request());
+  auto held = lockDriverCompile(key);
+  ASSERT_NE(held, nullptr);
+  EXPECT_TRUE(fs::exists(fs::path(entry(key)) += ".jit.lock"));
+  // A child asking for the same key's lock gets it only once this process
+  // lets go; another key's lock is free meanwhile.
+  int toParent[2];
+  ASSERT_EQ(pipe(toParent), 0);
+  const auto start = std::chrono::steady_clock::now();
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    // The forked copy of the parent's descriptor would keep its lock.
+    held.reset();
+    auto other = lockDriverCompile(std::string(64, 'f'));
+    char step = other ? 'o' : 'x';
+    (void)!write(toParent[1], &step, 1);
+    auto same = lockDriverCompile(key);
+    step = same ? 's' : 'x';
+    (void)!write(toParent[1], &step, 1);
+    _exit(0);
+  }
+  char step = 0;
+  ASSERT_EQ(read(toParent[0], &step, 1), 1);
+  EXPECT_EQ(step, 'o');
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  held.reset();
+  ASSERT_EQ(read(toParent[0], &step, 1), 1);
+  EXPECT_EQ(step, 's');
+  // After the release, not after the lock's wait runs out.
+  const auto waited = std::chrono::steady_clock::now() - start;
+  EXPECT_GE(waited, std::chrono::milliseconds(200));
+  EXPECT_LT(waited, std::chrono::seconds(10));
+  int status = 0;
+  waitpid(child, &status, 0);
+  close(toParent[0]);
+  close(toParent[1]);
+
+  // Nothing to share without a disk cache or the driver's JIT cache.
+  setenv("CUDA_CACHE_DISABLE", "1", 1);
+  EXPECT_EQ(lockDriverCompile(key), nullptr);
+  unsetenv("CUDA_CACHE_DISABLE");
+  setenv("TILEMLA_CACHE", "off", 1);
+  EXPECT_EQ(lockDriverCompile(key), nullptr);
+  unsetenv("TILEMLA_CACHE");
 }
 
 TEST_F(KernelCacheTest, CompileErrorsCarryDiagnostics) {
