@@ -226,7 +226,8 @@ bool allowsQuadStore(StoreOp store, const AxisInfoAnalysis &analysis) {
   auto type = dyn_cast<RankedTensorType>(store.getValue().getType());
   auto mma = type ? dyn_cast_or_null<MmaEncodingAttr>(type.getEncoding())
                   : MmaEncodingAttr();
-  if (!mma || type.getRank() != 2 || !type.getElementType().isIntOrFloat() ||
+  if (!mma || mma.isInterleaved() || type.getRank() != 2 ||
+      !type.getElementType().isIntOrFloat() ||
       type.getElementType().getIntOrFloatBitWidth() != 16 ||
       (type.getDimSize(1) / mma.getWarpsPerCTA()[1]) % 32 != 0)
     return false;

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "tilemla/Transforms/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
@@ -85,9 +86,35 @@ private:
   /// The accumulator layout `dot` gets: tensor cores where the dot fits.
   DistributedLayoutAttr dotLayout(DotOp dot) {
     if (tensorCores)
-      if (MmaEncodingAttr mma = dotPlan->layoutFor(dot))
+      if (MmaEncodingAttr mma = dotPlan->layoutFor(dot)) {
+        if (fp8InPlace && !mma.isWarpgroup() && readsCodesInPlace(dot)) {
+          auto interleaved = MmaEncodingAttr::get(
+              &getContext(), mma.getWarpsPerCTA(), 2, -1, /*interleave=*/2);
+          if (isMmaCompatibleDot(dot, interleaved))
+            return interleaved;
+        }
         return mma;
+      }
     return defaultLayout(dot.getAccType().getShape());
+  }
+
+  /// A [K, N] b that tile-pipeline-loops will hand over as landed fp8
+  /// codes: a pipelined loop's 2-D load widened to 16 bits by one extf,
+  /// read by dots alone.
+  static bool readsCodesInPlace(DotOp dot) {
+    auto widen = dot.getB().getDefiningOp<arith::ExtFOp>();
+    auto load = widen ? widen.getIn().getDefiningOp<LoadOp>() : LoadOp();
+    if (dot.getTransB() || !load ||
+        !isa<Float8E4M3FNType, Float8E5M2Type>(
+            getElementTypeOrSelf(load.getType())) ||
+        getElementTypeOrSelf(widen.getType()).getIntOrFloatBitWidth() != 16)
+      return false;
+    auto loop = load->getParentOfType<scf::ForOp>();
+    return loop &&
+           loop->hasAttr(TileDialect::NumStagesAttrHelper::getNameStr()) &&
+           load->getBlock() == loop.getBody() && load->hasOneUse() &&
+           llvm::all_of(widen->getUsers(),
+                        [](Operation *user) { return isa<DotOp>(user); });
   }
 
   Attribute chooseElementwiseLayout(Operation *op);

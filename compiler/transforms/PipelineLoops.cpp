@@ -86,6 +86,8 @@ Value asI32(OpBuilder &b, Location loc, Value v) {
 
 struct PipelineLoopsPass
     : mlir::tile::impl::TilePipelineLoopsBase<PipelineLoopsPass> {
+  using TilePipelineLoopsBase::TilePipelineLoopsBase;
+
   void runOnOperation() override {
     SmallVector<scf::ForOp> loops;
     getOperation().walk([&](scf::ForOp loop) {
@@ -122,6 +124,8 @@ private:
     /// one-stage buffer the dots read it from.
     SmallVector<Operation *> casts;
     Value converted;
+    /// The dots read the landed fp8 codes themselves (fp8-in-place).
+    bool codesInPlace = false;
 
     bool isTma() const { return isa<DescLoadOp>(load); }
     RankedTensorType getType() const {
@@ -159,8 +163,9 @@ private:
         casts = castsToDots(load);
       if (!isa<DescLoadOp>(op) && !casts)
         continue;
-      Stream stream{&op, {}, {}, {}, casts.value_or(SmallVector<Operation *>()),
-                    {}};
+      Stream stream{
+          &op, {},   {}, {}, casts.value_or(SmallVector<Operation *>()),
+          {},  false};
       SmallVector<Value> roots = stream.roots();
       FailureOr<SmallVector<Operation *>> slice = backwardSlice(body, roots);
       if (failed(slice) || llvm::is_contained(*slice, &op))
@@ -214,7 +219,9 @@ private:
                                                     isWarpgroupDot)));
       stream.buffer =
           LocalAllocOp::create(allocs, loc, bufferType, Value(), IntegerAttr());
-      if (!stream.casts.empty())
+      stream.codesInPlace =
+          !stream.casts.empty() && fp8InPlace && readersTakeCodes(stream);
+      if (!stream.casts.empty() && !stream.codesInPlace)
         stream.converted = LocalAllocOp::create(
             allocs, loc,
             bufferFor(
@@ -326,13 +333,17 @@ private:
   /// barrier (mma.sync is done when its thread moves on; tile-place-dot-
   /// waits waits for wgmma groups before the barrier ahead of a store into
   /// the stage they read).
-  static void convertLandedTiles(OpBuilder &b, Location loc,
-                                 MutableArrayRef<Stream> streams,
-                                 Value current) {
+  void convertLandedTiles(OpBuilder &b, Location loc,
+                          MutableArrayRef<Stream> streams, Value current) {
     SmallVector<Stream *> castStreams;
-    for (Stream &stream : streams)
-      if (!stream.casts.empty())
+    for (Stream &stream : streams) {
+      if (stream.casts.empty())
+        continue;
+      if (stream.codesInPlace)
+        handOverCodes(b, loc, stream, current);
+      else
         castStreams.push_back(&stream);
+    }
     if (castStreams.empty())
       return;
     Value first = i32Constant(b, loc, 0);
@@ -365,6 +376,38 @@ private:
         op->erase();
       stream->load->erase();
     }
+  }
+
+  /// Whether every reader of `stream`'s cast tile can take its landed fp8
+  /// codes instead (fp8-in-place): one widening extf, read as b by mma.sync
+  /// dots that are transposed or accumulate into an interleaved layout.
+  static bool readersTakeCodes(const Stream &stream) {
+    auto widen = dyn_cast<arith::ExtFOp>(stream.casts.front());
+    if (stream.casts.size() != 1 || !widen ||
+        !isa<Float8E4M3FNType, Float8E5M2Type>(
+            stream.getType().getElementType()))
+      return false;
+    return llvm::all_of(widen->getUses(), [](OpOperand &use) {
+      auto dot = dyn_cast<DotOp>(use.getOwner());
+      if (!dot || use.getOperandNumber() != 1 || !isTensorCoreDot(dot) ||
+          isWarpgroupDot(dot))
+        return false;
+      auto mma = cast<MmaEncodingAttr>(dot.getAccType().getEncoding());
+      return dot.getTransB() || mma.isInterleaved();
+    });
+  }
+
+  /// The dots read a view of the landed codes; the cast and the load go.
+  static void handOverCodes(OpBuilder &b, Location loc, Stream &stream,
+                            Value current) {
+    auto bufferType = cast<SharedBufferType>(stream.buffer.getType());
+    Value view =
+        LocalViewOp::create(b, loc, viewTypeFor(stream.getType(), bufferType),
+                            stream.buffer, current, 0);
+    stream.casts.front()->getResult(0).replaceAllUsesWith(view);
+    stream.casts.front()->erase();
+    stream.load->erase();
+    stream.casts.clear();
   }
 
   /// With TMA streams read by wgmma dots that accumulate across trips (a

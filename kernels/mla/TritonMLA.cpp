@@ -196,8 +196,10 @@ TritonMLAImpl::TritonMLAImpl(
     // padded rows: 64-token blocks need 169-190 KB (more with more
     // stages), more than Ampere and the 99 KB parts give a program
     // (deviceTokenBlock).
-    if (device.target)
+    if (device.target) {
       deviceSharedBytes = device.target->maxSharedBytes();
+      fp8CodesInPlace = device.target->hasFp8Conversions();
+    }
     if (opts.numSMs <= 0)
       numSMs = device.multiprocessors;
   }

@@ -455,7 +455,7 @@ private:
       return kTokenBlock;
     return fittingTokenBlock(deviceSharedBytes, headBlock(rows),
                              opts.stages ? opts.stages : kStages, rank, rope,
-                             kvFormat);
+                             kvFormat, fp8CodesInPlace);
   }
   /// Stage 1 with a score warpgroup (TritonMLAOptions::scoreWarpgroup):
   /// where a head block's scores are owned by one warpgroup.
@@ -510,6 +510,8 @@ private:
   int64_t wsPartialRows = 1;
   int numSMs = 132;
   bool warpgroupTiles = false; ///< the device runs wgmma (sm_90a)
+  /// mma.sync dots read fp8 codes in place (paired fp8 conversions, sm_89+).
+  bool fp8CodesInPlace = true;
   /// What kv_cache_dtype makes of the cache's rows.
   KvCacheFormat kvFormat = KvCacheFormat::Native;
   /// A program's shared memory on the device; 0: unknown (no device).
