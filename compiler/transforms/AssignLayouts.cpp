@@ -100,7 +100,8 @@ private:
 
   /// A [K, N] b that tile-pipeline-loops will hand over as landed fp8
   /// codes: a pipelined loop's 2-D load widened to 16 bits by one extf,
-  /// read by dots alone.
+  /// read by dots alone, in a body that writes no memory (which that pass
+  /// would leave unpipelined).
   static bool readsCodesInPlace(DotOp dot) {
     auto widen = dot.getB().getDefiningOp<arith::ExtFOp>();
     auto load = widen ? widen.getIn().getDefiningOp<LoadOp>() : LoadOp();
@@ -110,11 +111,21 @@ private:
         getElementTypeOrSelf(widen.getType()).getIntOrFloatBitWidth() != 16)
       return false;
     auto loop = load->getParentOfType<scf::ForOp>();
-    return loop &&
-           loop->hasAttr(TileDialect::NumStagesAttrHelper::getNameStr()) &&
-           load->getBlock() == loop.getBody() && load->hasOneUse() &&
-           llvm::all_of(widen->getUsers(),
-                        [](Operation *user) { return isa<DotOp>(user); });
+    if (!loop ||
+        !loop->hasAttr(TileDialect::NumStagesAttrHelper::getNameStr()) ||
+        load->getBlock() != loop.getBody() || !load->hasOneUse() ||
+        !llvm::all_of(widen->getUsers(),
+                      [](Operation *user) { return isa<DotOp>(user); }))
+      return false;
+    WalkResult writes = loop.getBody()->walk([](Operation *op) {
+      auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+      bool writesMemory =
+          effects ? effects.hasEffect<MemoryEffects::Write>()
+                  : !op->hasTrait<OpTrait::HasRecursiveMemoryEffects>() &&
+                        !op->hasTrait<OpTrait::IsTerminator>();
+      return writesMemory ? WalkResult::interrupt() : WalkResult::advance();
+    });
+    return !writes.wasInterrupted();
   }
 
   Attribute chooseElementwiseLayout(Operation *op);
