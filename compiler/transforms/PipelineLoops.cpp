@@ -163,9 +163,8 @@ private:
         casts = castsToDots(load);
       if (!isa<DescLoadOp>(op) && !casts)
         continue;
-      Stream stream{
-          &op, {},   {}, {}, casts.value_or(SmallVector<Operation *>()),
-          {},  false};
+      Stream stream{&op, {}, {}, {}, casts.value_or(SmallVector<Operation *>()),
+                    {}};
       SmallVector<Value> roots = stream.roots();
       FailureOr<SmallVector<Operation *>> slice = backwardSlice(body, roots);
       if (failed(slice) || llvm::is_contained(*slice, &op))
