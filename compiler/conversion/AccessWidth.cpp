@@ -167,6 +167,28 @@ void AxisInfoAnalysis::analyzeOp(Operation *op) {
     set(result, {1, div, std::gcd(lhs.constancy, rhs.constancy)});
     return;
   }
+  if (isa<arith::DivSIOp, arith::DivUIOp, arith::ShRSIOp, arith::ShRUIOp>(
+          op)) {
+    // An exact quotient: x / 2^k of an x divisible by D >= 2^k is divisible
+    // by D / 2^k (a byte offset halved into a 2-byte element index keeps its
+    // alignment). Anything else may round: nothing known.
+    AxisInfo lhs = operand(0);
+    APInt divisor;
+    if (!matchPattern(op->getOperand(1), m_ConstantInt(&divisor)) ||
+        divisor.isNegative())
+      return;
+    bool shift = isa<arith::ShRSIOp, arith::ShRUIOp>(op);
+    if ((shift && divisor.uge(31)) || (!shift && !divisor.isPowerOf2()))
+      return;
+    int64_t by = shift ? int64_t(1) << divisor.getZExtValue()
+                       : divisor.getSExtValue();
+    int64_t div = divisibilityAt(lhs, 1);
+    if (div % by == 0)
+      set(result, {1, div / by, lhs.constancy});
+    else
+      set(result, {1, 1, lhs.constancy});
+    return;
+  }
   if (auto cmp = dyn_cast<arith::CmpIOp>(op)) {
     // x < n over a run of contiguous x that starts at a multiple of the run
     // length flips at most at a multiple of n's divisibility.
