@@ -36,6 +36,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "PipelineSlices.h"
+#include "PipelineStreams.h"
 #include "tilemla/Transforms/Passes.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -61,11 +62,6 @@ SharedBufferType bufferFor(RankedTensorType type, int64_t stages,
   return SharedBufferType::get(type.getContext(), stages, type.getDimSize(0),
                                type.getDimSize(1), type.getElementType(),
                                swizzle);
-}
-
-RankedTensorType viewTypeFor(RankedTensorType type, SharedBufferType buffer) {
-  return RankedTensorType::get(type.getShape(), type.getElementType(),
-                               buffer.getViewEncoding());
 }
 
 bool writesMemory(Operation *op) {
@@ -113,39 +109,7 @@ struct PipelineLoopsPass
   }
 
 private:
-  /// One pipelined load (a LoadOp copied with cp.async, or a DescLoadOp
-  /// copied with TMA): its buffer and address computation.
-  struct Stream {
-    Operation *load;
-    SmallVector<Operation *> slice;
-    Value buffer;
-    Value barriers; // TMA only
-    /// A cast tile: the casts from the load to what the dots read, and the
-    /// one-stage buffer the dots read it from.
-    SmallVector<Operation *> casts;
-    Value converted;
-    /// The dots read the landed fp8 codes themselves (fp8-in-place).
-    bool codesInPlace = false;
-
-    bool isTma() const { return isa<DescLoadOp>(load); }
-    RankedTensorType getType() const {
-      return cast<RankedTensorType>(load->getResult(0).getType());
-    }
-    /// What the dots read: the last cast's tile.
-    RankedTensorType getConvertedType() const {
-      return cast<RankedTensorType>(casts.back()->getResult(0).getType());
-    }
-    /// What the address computation starts from.
-    SmallVector<Value> roots() const {
-      if (auto desc = dyn_cast<DescLoadOp>(load))
-        return {desc.getRow(), desc.getCol()};
-      auto ptrLoad = cast<LoadOp>(load);
-      SmallVector<Value> values = {ptrLoad.getPtr()};
-      if (ptrLoad.getMask())
-        values.push_back(ptrLoad.getMask());
-      return values;
-    }
-  };
+  using Stream = PipelineStream;
 
   void pipeline(scf::ForOp loop, int64_t stages) {
     Block &body = *loop.getBody();
@@ -322,91 +286,6 @@ private:
     if (copyGroups)
       AsyncWaitOp::create(b, loc, 0, false);
     makeOperandsResident(loop);
-  }
-
-  /// The cast streams' landed tiles: each read into registers (in
-  /// conversionLayout's layout), cast there and written to its converted
-  /// buffer, then (one barrier for all) read
-  /// in place by the dots. The converted buffer has one stage: the dots
-  /// that read it on the previous trip finished before this trip's first
-  /// barrier (mma.sync is done when its thread moves on; tile-place-dot-
-  /// waits waits for wgmma groups before the barrier ahead of a store into
-  /// the stage they read).
-  void convertLandedTiles(OpBuilder &b, Location loc,
-                          MutableArrayRef<Stream> streams, Value current) {
-    SmallVector<Stream *> castStreams;
-    for (Stream &stream : streams) {
-      if (stream.casts.empty())
-        continue;
-      if (stream.codesInPlace)
-        handOverCodes(b, loc, stream, current);
-      else
-        castStreams.push_back(&stream);
-    }
-    if (castStreams.empty())
-      return;
-    Value first = i32Constant(b, loc, 0);
-    for (Stream *stream : castStreams) {
-      Attribute layout = conversionLayout(stream->getType(), stream->casts);
-      IRMapping map;
-      map.map(stream->load->getResult(0),
-              LocalLoadOp::create(b, loc,
-                                  stream->getType().cloneWithEncoding(layout),
-                                  stream->buffer, current));
-      for (Operation *op : stream->casts) {
-        Operation *copy = b.clone(*op, map);
-        copy->getResult(0).setType(
-            cast<RankedTensorType>(op->getResult(0).getType())
-                .cloneWithEncoding(layout));
-      }
-      LocalStoreOp::create(b, loc,
-                           map.lookup(stream->casts.back()->getResult(0)),
-                           stream->converted, first);
-    }
-    BarrierOp::create(b, loc);
-    for (Stream *stream : castStreams) {
-      Value view = LocalViewOp::create(
-          b, loc,
-          viewTypeFor(stream->getConvertedType(),
-                      cast<SharedBufferType>(stream->converted.getType())),
-          stream->converted, first, 0);
-      stream->casts.back()->getResult(0).replaceAllUsesWith(view);
-      for (Operation *op : llvm::reverse(stream->casts))
-        op->erase();
-      stream->load->erase();
-    }
-  }
-
-  /// Whether every reader of `stream`'s cast tile can take its landed fp8
-  /// codes instead (fp8-in-place): one widening extf, read as b by mma.sync
-  /// dots that are transposed or accumulate into an interleaved layout.
-  static bool readersTakeCodes(const Stream &stream) {
-    auto widen = dyn_cast<arith::ExtFOp>(stream.casts.front());
-    if (stream.casts.size() != 1 || !widen ||
-        !isa<Float8E4M3FNType, Float8E5M2Type>(
-            stream.getType().getElementType()))
-      return false;
-    return llvm::all_of(widen->getUses(), [](OpOperand &use) {
-      auto dot = dyn_cast<DotOp>(use.getOwner());
-      if (!dot || use.getOperandNumber() != 1 || !isTensorCoreDot(dot) ||
-          isWarpgroupDot(dot))
-        return false;
-      auto mma = cast<MmaEncodingAttr>(dot.getAccType().getEncoding());
-      return dot.getTransB() || mma.isInterleaved();
-    });
-  }
-
-  /// The dots read a view of the landed codes; the cast and the load go.
-  static void handOverCodes(OpBuilder &b, Location loc, Stream &stream,
-                            Value current) {
-    auto bufferType = cast<SharedBufferType>(stream.buffer.getType());
-    Value view =
-        LocalViewOp::create(b, loc, viewTypeFor(stream.getType(), bufferType),
-                            stream.buffer, current, 0);
-    stream.casts.front()->getResult(0).replaceAllUsesWith(view);
-    stream.casts.front()->erase();
-    stream.load->erase();
-    stream.casts.clear();
   }
 
   /// With TMA streams read by wgmma dots that accumulate across trips (a
