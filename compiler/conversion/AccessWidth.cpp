@@ -167,8 +167,7 @@ void AxisInfoAnalysis::analyzeOp(Operation *op) {
     set(result, {1, div, std::gcd(lhs.constancy, rhs.constancy)});
     return;
   }
-  if (isa<arith::DivSIOp, arith::DivUIOp, arith::ShRSIOp, arith::ShRUIOp>(
-          op)) {
+  if (isa<arith::DivSIOp, arith::DivUIOp, arith::ShRSIOp, arith::ShRUIOp>(op)) {
     // An exact quotient: x / 2^k of an x divisible by D >= 2^k is divisible
     // by D / 2^k (a byte offset halved into a 2-byte element index keeps its
     // alignment). Anything else may round: nothing known.
@@ -180,8 +179,8 @@ void AxisInfoAnalysis::analyzeOp(Operation *op) {
     bool shift = isa<arith::ShRSIOp, arith::ShRUIOp>(op);
     if ((shift && divisor.uge(31)) || (!shift && !divisor.isPowerOf2()))
       return;
-    int64_t by = shift ? int64_t(1) << divisor.getZExtValue()
-                       : divisor.getSExtValue();
+    int64_t by =
+        shift ? int64_t(1) << divisor.getZExtValue() : divisor.getSExtValue();
     int64_t div = divisibilityAt(lhs, 1);
     if (div % by == 0)
       set(result, {1, div / by, lhs.constancy});

@@ -128,7 +128,7 @@ std::vector<Shape> adversarialMixes(int H, int page, int sq) {
       "own\n"
       "            scales); GB/s counts the bytes read\n"
       "  --f16-dots, --bf16-dots  with an fp8 cache and bf16 q, widen the\n"
-      "            codes to f16 (the cache's dots in f16) or to bf16; default:\n"
+      "            codes to f16 (its dots in f16) or to bf16; default:\n"
       "            the library's (f16 where mma.sync dots read the codes)\n"
       "  --schedule-in-stage1  where a call schedules on the device, stage 1\n"
       "            makes the schedule itself: one launch fewer (an "
