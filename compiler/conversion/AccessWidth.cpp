@@ -167,6 +167,27 @@ void AxisInfoAnalysis::analyzeOp(Operation *op) {
     set(result, {1, div, std::gcd(lhs.constancy, rhs.constancy)});
     return;
   }
+  if (isa<arith::DivSIOp, arith::DivUIOp, arith::ShRSIOp, arith::ShRUIOp>(op)) {
+    // An exact quotient: x / 2^k of an x divisible by D >= 2^k is divisible
+    // by D / 2^k (a byte offset halved into a 2-byte element index keeps its
+    // alignment). Anything else may round: nothing known.
+    AxisInfo lhs = operand(0);
+    APInt divisor;
+    if (!matchPattern(op->getOperand(1), m_ConstantInt(&divisor)) ||
+        divisor.isNegative())
+      return;
+    bool shift = isa<arith::ShRSIOp, arith::ShRUIOp>(op);
+    if ((shift && divisor.uge(31)) || (!shift && !divisor.isPowerOf2()))
+      return;
+    int64_t by =
+        shift ? int64_t(1) << divisor.getZExtValue() : divisor.getSExtValue();
+    int64_t div = divisibilityAt(lhs, 1);
+    if (div % by == 0)
+      set(result, {1, div / by, lhs.constancy});
+    else
+      set(result, {1, 1, lhs.constancy});
+    return;
+  }
   if (auto cmp = dyn_cast<arith::CmpIOp>(op)) {
     // x < n over a run of contiguous x that starts at a multiple of the run
     // length flips at most at a multiple of n's divisibility.
@@ -226,7 +247,8 @@ bool allowsQuadStore(StoreOp store, const AxisInfoAnalysis &analysis) {
   auto type = dyn_cast<RankedTensorType>(store.getValue().getType());
   auto mma = type ? dyn_cast_or_null<MmaEncodingAttr>(type.getEncoding())
                   : MmaEncodingAttr();
-  if (!mma || type.getRank() != 2 || !type.getElementType().isIntOrFloat() ||
+  if (!mma || mma.isInterleaved() || type.getRank() != 2 ||
+      !type.getElementType().isIntOrFloat() ||
       type.getElementType().getIntOrFloatBitWidth() != 16 ||
       (type.getDimSize(1) / mma.getWarpsPerCTA()[1]) % 32 != 0)
     return false;

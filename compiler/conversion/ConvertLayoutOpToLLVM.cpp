@@ -6,7 +6,8 @@
 // tensor one warpgroup owns is written by that warpgroup only. A small
 // tensor every thread already holds whole (a few rows' statistics, about to
 // be broadcast along the rows) is picked from the thread's own registers
-// instead: no shared memory, no barrier.
+// instead: no shared memory, no barrier. Layouts that place every element
+// in the same register of the same thread convert to nothing.
 //
 //===----------------------------------------------------------------------===//
 #include "tilemla/Conversion/Utility.h"
@@ -24,6 +25,10 @@ struct ConvertLayoutOpConversion : TargetPattern<ConvertLayoutOp> {
     RankedTensorType srcType = op.getSrc().getType(), dstType = op.getType();
     if (!getLayout(srcType) || !getLayout(dstType))
       return rewriter.notifyMatchFailure(op, "only distributed layouts");
+    if (haveSameRegisterMap(srcType, dstType)) {
+      rewriter.replaceOp(op, adaptor.getSrc());
+      return success();
+    }
     Location loc = op.getLoc();
     SmallVector<Value> values = unpackStruct(rewriter, loc, adaptor.getSrc());
     Type elemType = values.front().getType();

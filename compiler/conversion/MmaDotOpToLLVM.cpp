@@ -12,6 +12,15 @@
 // row halves and each pair of register columns one 8-column tile (see
 // MmaEncodingAttr), so accumulators never move.
 //
+// A b of fp8 codes (hasCodesB) is read from its landed stage by ldmatrix and
+// widened in registers (cvt ...e4m3x2). [N, K]: one matrix row is a whole
+// 16-deep k step, lane (g, q) getting codes 4q .. 4q + 3, which serve as
+// slots (2q, 2q + 1, 2q + 8, 2q + 9): a reads the same columns with two
+// 8-byte loads per tile instead of ldmatrix. [K, N]: ldmatrix.trans gives
+// two tokens of columns (2g, 2g + 1); a byte permute of the two k halves'
+// words makes the fragments of an even and an odd n tile, the interleaved
+// accumulator's (registers 0, 2 and 1, 3 of each 16-column block).
+//
 //===----------------------------------------------------------------------===//
 #include "tilemla/Conversion/Utility.h"
 
@@ -61,6 +70,46 @@ SmallVector<Value> loadMatrices(OpBuilder &b, Location loc, Value address,
   return unpackStruct(b, loc, loaded);
 }
 
+/// Two fp8 codes (the low and high byte of `pair`, an i16) widened exactly
+/// to a pair of `element` (f16 or bf16) in one i32, as a fragment holds
+/// them: cvt.rn.f16x2.e4m3x2 / e5m2x2, then f16 to bf16 through f32.
+Value widenCodes(OpBuilder &b, Location loc, Value pair, Type codeType,
+                 Type element) {
+  Type halves = VectorType::get({2}, b.getF16Type());
+  StringRef name = isa<Float8E5M2Type>(codeType)
+                       ? "llvm.nvvm.e5m2x2.to.f16x2.rn"
+                       : "llvm.nvvm.e4m3x2.to.f16x2.rn";
+  Value widened =
+      LLVM::CallIntrinsicOp::create(b, loc, halves, b.getStringAttr(name), pair)
+          .getResult(0);
+  if (element.isBF16()) {
+    Value floats = LLVM::FPExtOp::create(
+        b, loc, VectorType::get({2}, b.getF32Type()), widened);
+    widened = LLVM::FPTruncOp::create(
+        b, loc, VectorType::get({2}, b.getBF16Type()), floats);
+  }
+  return LLVM::BitcastOp::create(b, loc, b.getI32Type(), widened);
+}
+
+/// A word's two i16 halves, low first.
+std::pair<Value, Value> halvesOf(OpBuilder &b, Location loc, Value word) {
+  Type i16 = b.getIntegerType(16);
+  Value high = LLVM::LShrOp::create(b, loc, word, i32Constant(b, loc, 16));
+  return {LLVM::TruncOp::create(b, loc, i16, word),
+          LLVM::TruncOp::create(b, loc, i16, high)};
+}
+
+/// Bytes `first`, `first` + 2 of `x` and the same of `y`, as one word (a
+/// byte permute: `prmt`).
+Value pickBytes(OpBuilder &b, Location loc, Value x, Value y, int32_t first) {
+  Type bytes = VectorType::get({4}, b.getI8Type());
+  Value shuffled = LLVM::ShuffleVectorOp::create(
+      b, loc, LLVM::BitcastOp::create(b, loc, bytes, x),
+      LLVM::BitcastOp::create(b, loc, bytes, y),
+      ArrayRef<int32_t>{first, first + 2, first + 4, first + 6});
+  return LLVM::BitcastOp::create(b, loc, b.getI32Type(), shuffled);
+}
+
 /// Benefit 2: tried before the FMA dot lowering.
 struct MmaDotOpConversion : TargetPattern<DotOp> {
   MmaDotOpConversion(TypeConverter &converter, MLIRContext *context,
@@ -90,6 +139,15 @@ struct MmaDotOpConversion : TargetPattern<DotOp> {
     tiles.mTiles = tiles.m / (16 * tiles.wm);
     tiles.nTiles = std::max<int64_t>(1, tiles.n / (8 * tiles.wn));
 
+    // fp8 codes read in place (hasCodesB): [N, K] (scores) or, with an
+    // interleaved accumulator, [K, N] (p . v). See the file comment.
+    bool codes = hasCodesB(op), interleaved = mma.isInterleaved();
+    if (interleaved && (!codes || transB))
+      return op.emitOpError(
+          "an interleaved accumulator is filled from fp8 codes of a [K, N] b "
+          "read in place");
+    Type codeType = bType.getElementType();
+
     auto [lane, warp] = getLaneAndWarp(rewriter, loc);
     // Warps are numbered along N fastest (row-major, as blocked layouts);
     // surplus warps wrap around and compute replicas.
@@ -103,7 +161,8 @@ struct MmaDotOpConversion : TargetPattern<DotOp> {
                                  i32Constant(rewriter, loc, size - 1));
     };
     tiles.row0 = wrap(mul(rewriter, loc, warpM, 8), tiles.m);
-    tiles.col0 = wrap(mul(rewriter, loc, warpN, 8), tiles.n);
+    // Interleaved: each warp owns 16-column blocks (two n tiles).
+    tiles.col0 = wrap(mul(rewriter, loc, warpN, interleaved ? 16 : 8), tiles.n);
 
     // Operands in registers are staged row-major with padded rows; views
     // (#tile.shared) are read where they are.
@@ -175,7 +234,31 @@ struct MmaDotOpConversion : TargetPattern<DotOp> {
       // A fragments: matrix j holds row half j % 2 and k half j / 2 of
       // instruction tile t (a0a1, a2a3, a4a5, a6a7).
       SmallVector<SmallVector<Value>> aFrags;
-      for (int64_t t = 0; t < tiles.mTiles; ++t) {
+      for (int64_t t = 0; t < (codes && transB ? tiles.mTiles : 0); ++t) {
+        // Against codes, slots (2q, 2q + 1) and (2q + 8, 2q + 9) of a k step
+        // are its columns 4q .. 4q + 3 (q = lane % 4), in a's fragments as
+        // in b's: two 8-byte reads per tile, rows g and g + 8.
+        Value g = LLVM::LShrOp::create(b, loc, lane, i32Constant(b, loc, 2));
+        Value quad = LLVM::AndOp::create(b, loc, lane, i32Constant(b, loc, 3));
+        Value col = add(b, loc, kOffset, mul(b, loc, quad, 4));
+        Value row =
+            add(b, loc, add(b, loc, tiles.row0, g), 2 * t * 8 * tiles.wm);
+        SmallVector<Value> halves[2];
+        for (int h = 0; h < 2; ++h) {
+          Value r = add(b, loc, row, h * 8 * tiles.wm);
+          Value index = add(b, loc, mul(b, loc, r, aStride), col);
+          Value pair = LLVM::LoadOp::create(
+              b, loc, VectorType::get({2}, b.getI32Type()),
+              sharedElementPtr(b, loc, shared, inType, index),
+              /*alignment=*/aStride % 4 == 0 ? 8 : 4);
+          for (int64_t e = 0; e < 2; ++e)
+            halves[h].push_back(LLVM::ExtractElementOp::create(
+                b, loc, pair, i32Constant(b, loc, e)));
+        }
+        aFrags.push_back(
+            {halves[0][0], halves[1][0], halves[0][1], halves[1][1]});
+      }
+      for (int64_t t = 0; t < (codes && transB ? 0 : tiles.mTiles); ++t) {
         Value row = add(b, loc, add(b, loc, tiles.row0, laneRow),
                         mul(b, loc, matrixLow, 8 * tiles.wm));
         row = add(b, loc, row, 2 * t * 8 * tiles.wm);
@@ -187,7 +270,57 @@ struct MmaDotOpConversion : TargetPattern<DotOp> {
       }
       // B fragments: matrix j holds k half j % 2 of n tile c + j / 2.
       SmallVector<SmallVector<Value>> bFrags;
-      for (int64_t c = 0; c < tiles.nTiles; c += 2) {
+      Type i8 = b.getI8Type();
+      auto widenWord = [&](Value word) -> SmallVector<Value> {
+        auto [low, high] = halvesOf(b, loc, word);
+        Type element = aType.getElementType();
+        return {widenCodes(b, loc, low, codeType, element),
+                widenCodes(b, loc, high, codeType, element)};
+      };
+      // Codes, [N, K]: matrix j is one whole k step (16 codes a row) of
+      // n tile c + j; lane (g, q) gets codes 4q .. 4q + 3 of row g.
+      for (int64_t c = 0; codes && transB && c < tiles.nTiles;) {
+        int count = tiles.nTiles - c >= 4 ? 4 : tiles.nTiles - c >= 2 ? 2 : 1;
+        Value j =
+            LLVM::AndOp::create(b, loc, matrix, i32Constant(b, loc, count - 1));
+        Value n = add(b, loc, tiles.col0,
+                      mul(b, loc, add(b, loc, j, c), 8 * tiles.wn));
+        Value index =
+            add(b, loc, mul(b, loc, add(b, loc, n, laneRow), bStride), kOffset);
+        for (Value word :
+             loadMatrices(b, loc, sharedElementPtr(b, loc, bShared, i8, index),
+                          count, /*transposed=*/false))
+          bFrags.push_back(widenWord(word));
+        c += count;
+      }
+      // Codes, [K, N], interleaved: matrix j is k half j % 2 of 16-column
+      // block p + j / 2, transposed; lane (g, q) gets tokens 2q and 2q + 1,
+      // each with columns 2g and 2g + 1 of the block. Bytes 0 and 2 of the
+      // two halves' words are the even tile's fragment (column 2g), bytes
+      // 1 and 3 the odd tile's.
+      for (int64_t p = 0; codes && !transB && p < tiles.nTiles / 2;) {
+        int count = tiles.nTiles / 2 - p >= 2 ? 4 : 2;
+        Value j =
+            LLVM::AndOp::create(b, loc, matrix, i32Constant(b, loc, count - 1));
+        Value half = LLVM::AndOp::create(b, loc, j, i32Constant(b, loc, 1));
+        Value block = LLVM::LShrOp::create(b, loc, j, i32Constant(b, loc, 1));
+        Value column = add(b, loc, tiles.col0,
+                           mul(b, loc, add(b, loc, block, p), 16 * tiles.wn));
+        Value token =
+            add(b, loc, add(b, loc, mul(b, loc, half, 8), laneRow), kOffset);
+        Value index = add(b, loc, mul(b, loc, token, bStride), column);
+        SmallVector<Value> words =
+            loadMatrices(b, loc, sharedElementPtr(b, loc, bShared, i8, index),
+                         count, /*transposed=*/true);
+        for (int q = 0; q < count / 2; ++q) {
+          bFrags.push_back(
+              widenWord(pickBytes(b, loc, words[2 * q], words[2 * q + 1], 0)));
+          bFrags.push_back(
+              widenWord(pickBytes(b, loc, words[2 * q], words[2 * q + 1], 1)));
+        }
+        p += count / 2;
+      }
+      for (int64_t c = 0; !codes && c < tiles.nTiles; c += 2) {
         int count = c + 1 < tiles.nTiles ? 4 : 2;
         Value nTile = count == 4 ? matrixHigh : i32Constant(b, loc, 0);
         Value n = add(b, loc, tiles.col0, mul(b, loc, nTile, 8 * tiles.wn));
@@ -217,9 +350,13 @@ struct MmaDotOpConversion : TargetPattern<DotOp> {
         for (int64_t c = 0; c < tiles.nTiles; ++c) {
           SmallVector<Value> bWords = {asFragment(bFrags[c][0]),
                                        asFragment(bFrags[c][1])};
-          int64_t top = 2 * t * accCols + 2 * c, bottom = top + accCols;
-          SmallVector<Value> d = {acc[top], acc[top + 1], acc[bottom],
-                                  acc[bottom + 1]};
+          // Interleaved: the even tile of block c / 2 holds its registers
+          // 0 and 2, the odd tile 1 and 3.
+          int64_t column = interleaved ? 4 * (c / 2) + c % 2 : 2 * c;
+          int64_t step = interleaved ? 2 : 1;
+          int64_t top = 2 * t * accCols + column, bottom = top + accCols;
+          SmallVector<Value> d = {acc[top], acc[top + step], acc[bottom],
+                                  acc[bottom + step]};
           Value result = NVVM::MmaOp::create(
               b, loc, accStruct, aWords, bWords, d, {16, 8, 16},
               /*b1Op=*/std::nullopt, /*intOverflow=*/std::nullopt,
@@ -228,9 +365,9 @@ struct MmaDotOpConversion : TargetPattern<DotOp> {
                                              NVVM::MMALayout::col});
           SmallVector<Value> out = unpackStruct(b, loc, result);
           acc[top] = out[0];
-          acc[top + 1] = out[1];
+          acc[top + step] = out[1];
           acc[bottom] = out[2];
-          acc[bottom + 1] = out[3];
+          acc[bottom + step] = out[3];
         }
       }
     };

@@ -234,6 +234,23 @@ Value indexAlong(OpBuilder &builder, Location loc, Value id, int64_t shift,
 }
 } // namespace
 
+bool mlir::tile::haveSameRegisterMap(RankedTensorType a, RankedTensorType b) {
+  if (!getLayout(a) || !getLayout(b) || a.getShape() != b.getShape())
+    return false;
+  ResolvedLayout ra = resolveLayout(a), rb = resolveLayout(b);
+  if (ra.warpgroup != rb.warpgroup || ra.dims.size() != rb.dims.size() ||
+      getRegisterOffsets(a) != getRegisterOffsets(b))
+    return false;
+  for (auto [da, db] : llvm::zip(ra.dims, rb.dims)) {
+    DimPlacement pa = placement(ra, da), pb = placement(rb, db);
+    if (pa.spt != pb.spt || pa.tpw != pb.tpw || pa.wpc != pb.wpc ||
+        pa.laneShift != pb.laneShift || pa.warpShift != pb.warpShift ||
+        pa.warpMul != pb.warpMul)
+      return false;
+  }
+  return true;
+}
+
 SmallVector<SmallVector<int64_t>>
 mlir::tile::getRegisterOffsets(RankedTensorType type) {
   ResolvedLayout resolved = resolveLayout(type);

@@ -16,6 +16,47 @@ using namespace mlir::tile;
 #define GET_TYPEDEF_CLASSES
 #include "tilemla/Dialect/TileTypes.cpp.inc"
 
+/// `, version = V`, `, warpgroup = G`, `, interleave = I` after an mma
+/// layout's warps, each optional, in any order; absent ones keep their
+/// defaults (2, -1, 1).
+static ParseResult parseMmaOptions(AsmParser &parser, unsigned &version,
+                                   int64_t &warpgroup, unsigned &interleave) {
+  version = 2;
+  warpgroup = -1;
+  interleave = 1;
+  while (succeeded(parser.parseOptionalComma())) {
+    SMLoc at = parser.getCurrentLocation();
+    StringRef key;
+    if (parser.parseKeyword(&key) || parser.parseEqual())
+      return failure();
+    unsigned value = 0;
+    int64_t signedValue = 0;
+    if (key == "warpgroup") {
+      if (parser.parseInteger(signedValue))
+        return failure();
+      warpgroup = signedValue;
+    } else if (key == "version" || key == "interleave") {
+      if (parser.parseInteger(value))
+        return failure();
+      (key == "version" ? version : interleave) = value;
+    } else {
+      return parser.emitError(at) << "unknown mma layout parameter '" << key
+                                  << "' (version, warpgroup, interleave)";
+    }
+  }
+  return success();
+}
+
+static void printMmaOptions(AsmPrinter &printer, unsigned version,
+                            int64_t warpgroup, unsigned interleave) {
+  if (version != 2)
+    printer << ", version = " << version;
+  if (warpgroup != -1)
+    printer << ", warpgroup = " << warpgroup;
+  if (interleave != 1)
+    printer << ", interleave = " << interleave;
+}
+
 #include "tilemla/Dialect/TileAttrInterfaces.cpp.inc"
 #define GET_ATTRDEF_CLASSES
 #include "tilemla/Dialect/TileAttrs.cpp.inc"
@@ -316,7 +357,7 @@ unsigned SliceEncodingAttr::getNumWarps() const {
 LogicalResult
 MmaEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                         ArrayRef<unsigned> warpsPerCTA, unsigned version,
-                        int64_t warpgroup) {
+                        int64_t warpgroup, unsigned interleave) {
   if (warpsPerCTA.size() != 2)
     return emitError() << "mma layout is 2-D: warpsPerCTA needs 2 entries";
   for (unsigned v : warpsPerCTA)
@@ -334,11 +375,14 @@ MmaEncodingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
       (version != 3 || warpsPerCTA[0] != 4 || warpsPerCTA[1] != 1))
     return emitError() << "an owned mma layout (warpgroup = " << warpgroup
                        << ") is a version 3 layout of one warpgroup, [4, 1]";
+  if (interleave != 1 && (interleave != 2 || version != 2))
+    return emitError() << "mma layout interleave must be 1, or 2 on version 2";
   return success();
 }
 
 BlockedEncodingAttr MmaEncodingAttr::getBlockedEquivalent() const {
-  unsigned sizePerThread[] = {1, 2}, threadsPerWarp[] = {8, 4};
+  unsigned sizePerThread[] = {1, 2 * getInterleave()},
+           threadsPerWarp[] = {8, 4};
   return BlockedEncodingAttr::get(getContext(), sizePerThread, threadsPerWarp,
                                   getWarpsPerCTA());
 }
@@ -382,7 +426,9 @@ bool mlir::tile::isMmaCompatibleDot(DotOp op, MmaEncodingAttr mma) {
     return op.getTransB() || (panel && block % panel == 0);
   }
   // Whole instruction tiles per warp along M; along N either whole tiles or
-  // one tile replicated by surplus warps.
+  // one tile replicated by surplus warps (whole tile pairs when interleaved).
+  if (mma.isInterleaved())
+    return m % (16 * wm) == 0 && n % (16 * wn) == 0 && !op.getTransB();
   return m % (16 * wm) == 0 && n % 8 == 0 &&
          (n % (8 * wn) == 0 || (8 * wn) % n == 0);
 }
@@ -493,7 +539,8 @@ MmaEncodingAttr DotLayoutPlan::ownedIfNarrow(DotOp dot,
       n / warpgroupsAlongN >= kMinWgmmaBlockN)
     return mma;
   unsigned warps[] = {4, 1};
-  auto owned = MmaEncodingAttr::get(dot.getContext(), warps, 3, narrowDotOwner);
+  auto owned =
+      MmaEncodingAttr::get(dot.getContext(), warps, 3, narrowDotOwner, 1);
   return isMmaCompatibleDot(dot, owned) ? owned : mma;
 }
 
@@ -505,7 +552,7 @@ MmaEncodingAttr mlir::tile::getMmaLayoutForDot(DotOp op, unsigned numWarps,
     return {};
   if (warpgroups && m % 64 == 0 && numWarps % (m / 16) == 0) {
     unsigned warps[] = {unsigned(m / 16), unsigned(numWarps / (m / 16))};
-    auto mma = MmaEncodingAttr::get(op.getContext(), warps, 3, -1);
+    auto mma = MmaEncodingAttr::get(op.getContext(), warps, 3, -1, 1);
     if (isMmaCompatibleDot(op, mma))
       return mma;
   }
@@ -520,7 +567,7 @@ MmaEncodingAttr mlir::tile::getMmaLayoutForDot(DotOp op, unsigned numWarps,
       wn *= 2;
   }
   unsigned warps[] = {wm, wn};
-  auto mma = MmaEncodingAttr::get(op.getContext(), warps, 2, -1);
+  auto mma = MmaEncodingAttr::get(op.getContext(), warps, 2, -1, 1);
   return isMmaCompatibleDot(op, mma) ? mma : MmaEncodingAttr();
 }
 

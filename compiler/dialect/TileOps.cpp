@@ -302,13 +302,21 @@ RankedTensorType DotOp::getAccType() {
   return accumulatorTensor(getResult().getType());
 }
 
+bool mlir::tile::hasCodesB(DotOp op) {
+  RankedTensorType a = op.getA().getType(), b = op.getB().getType();
+  return isa<Float8E4M3FNType, Float8E5M2Type>(b.getElementType()) &&
+         (a.getElementType().isF16() || a.getElementType().isBF16()) &&
+         isa_and_nonnull<SharedEncodingAttr>(b.getEncoding());
+}
+
 LogicalResult DotOp::verify() {
   auto a = getA().getType(), b = getB().getType();
   RankedTensorType acc = accumulatorTensor(getAcc().getType());
   if (a.getRank() != 2 || b.getRank() != 2 || acc.getRank() != 2)
     return emitOpError() << "operands must be 2-D";
-  if (a.getElementType() != b.getElementType())
-    return emitOpError() << "a and b must have one element type";
+  if (a.getElementType() != b.getElementType() && !hasCodesB(*this))
+    return emitOpError() << "a and b must have one element type (or b fp8 "
+                            "codes in shared memory beside a 16-bit a)";
   int64_t bK = b.getDimSize(getTransB() ? 1 : 0),
           bN = b.getDimSize(getTransB() ? 0 : 1);
   if (a.getDimSize(1) != bK)

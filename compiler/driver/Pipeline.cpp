@@ -49,10 +49,13 @@ void buildTileGPUPipeline(OpPassManager &pm, unsigned numWarps,
   options.numWarps = numWarps;
   options.warpgroups = target.hasWgmma();
   options.ownNarrowDots = target.hasWgmma();
+  options.fp8InPlace = target.hasFp8Conversions();
   pm.addPass(tile::createTileAssignLayouts(options));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
-  pm.addPass(tile::createTilePipelineLoops());
+  tile::TilePipelineLoopsOptions pipelining;
+  pipelining.fp8InPlace = target.hasFp8Conversions();
+  pm.addPass(tile::createTilePipelineLoops(pipelining));
   pm.addPass(tile::createTileWarpSpecialize());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

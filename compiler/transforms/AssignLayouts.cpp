@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "tilemla/Transforms/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
@@ -85,9 +86,46 @@ private:
   /// The accumulator layout `dot` gets: tensor cores where the dot fits.
   DistributedLayoutAttr dotLayout(DotOp dot) {
     if (tensorCores)
-      if (MmaEncodingAttr mma = dotPlan->layoutFor(dot))
+      if (MmaEncodingAttr mma = dotPlan->layoutFor(dot)) {
+        if (fp8InPlace && !mma.isWarpgroup() && readsCodesInPlace(dot)) {
+          auto interleaved = MmaEncodingAttr::get(
+              &getContext(), mma.getWarpsPerCTA(), 2, -1, /*interleave=*/2);
+          if (isMmaCompatibleDot(dot, interleaved))
+            return interleaved;
+        }
         return mma;
+      }
     return defaultLayout(dot.getAccType().getShape());
+  }
+
+  /// A [K, N] b that tile-pipeline-loops will hand over as landed fp8
+  /// codes: a pipelined loop's 2-D load widened to 16 bits by one extf,
+  /// read by dots alone, in a body that writes no memory (which that pass
+  /// would leave unpipelined).
+  static bool readsCodesInPlace(DotOp dot) {
+    auto widen = dot.getB().getDefiningOp<arith::ExtFOp>();
+    auto load = widen ? widen.getIn().getDefiningOp<LoadOp>() : LoadOp();
+    if (dot.getTransB() || !load ||
+        !isa<Float8E4M3FNType, Float8E5M2Type>(
+            getElementTypeOrSelf(load.getType())) ||
+        getElementTypeOrSelf(widen.getType()).getIntOrFloatBitWidth() != 16)
+      return false;
+    auto loop = load->getParentOfType<scf::ForOp>();
+    if (!loop ||
+        !loop->hasAttr(TileDialect::NumStagesAttrHelper::getNameStr()) ||
+        load->getBlock() != loop.getBody() || !load->hasOneUse() ||
+        !llvm::all_of(widen->getUsers(),
+                      [](Operation *user) { return isa<DotOp>(user); }))
+      return false;
+    WalkResult writes = loop.getBody()->walk([](Operation *op) {
+      auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+      bool writesMemory =
+          effects ? effects.hasEffect<MemoryEffects::Write>()
+                  : !op->hasTrait<OpTrait::HasRecursiveMemoryEffects>() &&
+                        !op->hasTrait<OpTrait::IsTerminator>();
+      return writesMemory ? WalkResult::interrupt() : WalkResult::advance();
+    });
+    return !writes.wasInterrupted();
   }
 
   Attribute chooseElementwiseLayout(Operation *op);

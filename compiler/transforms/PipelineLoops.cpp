@@ -36,6 +36,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "PipelineSlices.h"
+#include "PipelineStreams.h"
 #include "tilemla/Transforms/Passes.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -63,11 +64,6 @@ SharedBufferType bufferFor(RankedTensorType type, int64_t stages,
                                swizzle);
 }
 
-RankedTensorType viewTypeFor(RankedTensorType type, SharedBufferType buffer) {
-  return RankedTensorType::get(type.getShape(), type.getElementType(),
-                               buffer.getViewEncoding());
-}
-
 bool writesMemory(Operation *op) {
   if (auto effects = dyn_cast<MemoryEffectOpInterface>(op))
     return effects.hasEffect<MemoryEffects::Write>();
@@ -86,6 +82,8 @@ Value asI32(OpBuilder &b, Location loc, Value v) {
 
 struct PipelineLoopsPass
     : mlir::tile::impl::TilePipelineLoopsBase<PipelineLoopsPass> {
+  using TilePipelineLoopsBase::TilePipelineLoopsBase;
+
   void runOnOperation() override {
     SmallVector<scf::ForOp> loops;
     getOperation().walk([&](scf::ForOp loop) {
@@ -111,37 +109,7 @@ struct PipelineLoopsPass
   }
 
 private:
-  /// One pipelined load (a LoadOp copied with cp.async, or a DescLoadOp
-  /// copied with TMA): its buffer and address computation.
-  struct Stream {
-    Operation *load;
-    SmallVector<Operation *> slice;
-    Value buffer;
-    Value barriers; // TMA only
-    /// A cast tile: the casts from the load to what the dots read, and the
-    /// one-stage buffer the dots read it from.
-    SmallVector<Operation *> casts;
-    Value converted;
-
-    bool isTma() const { return isa<DescLoadOp>(load); }
-    RankedTensorType getType() const {
-      return cast<RankedTensorType>(load->getResult(0).getType());
-    }
-    /// What the dots read: the last cast's tile.
-    RankedTensorType getConvertedType() const {
-      return cast<RankedTensorType>(casts.back()->getResult(0).getType());
-    }
-    /// What the address computation starts from.
-    SmallVector<Value> roots() const {
-      if (auto desc = dyn_cast<DescLoadOp>(load))
-        return {desc.getRow(), desc.getCol()};
-      auto ptrLoad = cast<LoadOp>(load);
-      SmallVector<Value> values = {ptrLoad.getPtr()};
-      if (ptrLoad.getMask())
-        values.push_back(ptrLoad.getMask());
-      return values;
-    }
-  };
+  using Stream = PipelineStream;
 
   void pipeline(scf::ForOp loop, int64_t stages) {
     Block &body = *loop.getBody();
@@ -214,7 +182,9 @@ private:
                                                     isWarpgroupDot)));
       stream.buffer =
           LocalAllocOp::create(allocs, loc, bufferType, Value(), IntegerAttr());
-      if (!stream.casts.empty())
+      stream.codesInPlace =
+          !stream.casts.empty() && fp8InPlace && readersTakeCodes(stream);
+      if (!stream.casts.empty() && !stream.codesInPlace)
         stream.converted = LocalAllocOp::create(
             allocs, loc,
             bufferFor(
@@ -316,55 +286,6 @@ private:
     if (copyGroups)
       AsyncWaitOp::create(b, loc, 0, false);
     makeOperandsResident(loop);
-  }
-
-  /// The cast streams' landed tiles: each read into registers (in
-  /// conversionLayout's layout), cast there and written to its converted
-  /// buffer, then (one barrier for all) read
-  /// in place by the dots. The converted buffer has one stage: the dots
-  /// that read it on the previous trip finished before this trip's first
-  /// barrier (mma.sync is done when its thread moves on; tile-place-dot-
-  /// waits waits for wgmma groups before the barrier ahead of a store into
-  /// the stage they read).
-  static void convertLandedTiles(OpBuilder &b, Location loc,
-                                 MutableArrayRef<Stream> streams,
-                                 Value current) {
-    SmallVector<Stream *> castStreams;
-    for (Stream &stream : streams)
-      if (!stream.casts.empty())
-        castStreams.push_back(&stream);
-    if (castStreams.empty())
-      return;
-    Value first = i32Constant(b, loc, 0);
-    for (Stream *stream : castStreams) {
-      Attribute layout = conversionLayout(stream->getType(), stream->casts);
-      IRMapping map;
-      map.map(stream->load->getResult(0),
-              LocalLoadOp::create(b, loc,
-                                  stream->getType().cloneWithEncoding(layout),
-                                  stream->buffer, current));
-      for (Operation *op : stream->casts) {
-        Operation *copy = b.clone(*op, map);
-        copy->getResult(0).setType(
-            cast<RankedTensorType>(op->getResult(0).getType())
-                .cloneWithEncoding(layout));
-      }
-      LocalStoreOp::create(b, loc,
-                           map.lookup(stream->casts.back()->getResult(0)),
-                           stream->converted, first);
-    }
-    BarrierOp::create(b, loc);
-    for (Stream *stream : castStreams) {
-      Value view = LocalViewOp::create(
-          b, loc,
-          viewTypeFor(stream->getConvertedType(),
-                      cast<SharedBufferType>(stream->converted.getType())),
-          stream->converted, first, 0);
-      stream->casts.back()->getResult(0).replaceAllUsesWith(view);
-      for (Operation *op : llvm::reverse(stream->casts))
-        op->erase();
-      stream->load->erase();
-    }
   }
 
   /// With TMA streams read by wgmma dots that accumulate across trips (a

@@ -1,7 +1,6 @@
 //===- PipelineSlices.cpp - what tile-pipeline-loops streams and moves ---===//
 #include "PipelineSlices.h"
 
-#include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
@@ -21,59 +20,7 @@ bool mayPass(Operation *op) {
   return !walk.wasInterrupted();
 }
 
-/// A 2-D register tile whose masked-off elements are zero (cp.async
-/// zero-fills them).
-bool isCopyable(LoadOp load) {
-  auto type = dyn_cast<RankedTensorType>(load.getType());
-  if (!type || type.getRank() != 2 || !getLayout(type) ||
-      load.getResult().use_empty())
-    return false;
-  return !load.getOther() || matchPattern(load.getOther(), m_AnyZeroFloat());
-}
 } // namespace
-
-std::optional<SmallVector<Operation *>> tile::castsToDots(LoadOp load) {
-  if (!isCopyable(load))
-    return std::nullopt;
-  SmallVector<Operation *> casts;
-  Value value = load.getResult();
-  while (value.hasOneUse()) {
-    Operation *user = *value.getUsers().begin();
-    if (!isa<CastOpInterface>(user) ||
-        !user->hasTrait<OpTrait::Elementwise>() || user->getNumOperands() != 1)
-      break;
-    casts.push_back(user);
-    value = user->getResult(0);
-  }
-  auto type = cast<RankedTensorType>(value.getType());
-  if (type.getElementType().getIntOrFloatBitWidth() != 16 ||
-      !llvm::all_of(value.getUsers(), isTensorCoreDot))
-    return std::nullopt;
-  if (llvm::any_of(value.getUsers(), isWarpgroupDot) &&
-      !llvm::all_of(value.getUsers(), isWarpgroupDot))
-    return std::nullopt;
-  return casts;
-}
-
-Attribute tile::conversionLayout(RankedTensorType loadType,
-                                 ArrayRef<Operation *> casts) {
-  auto blocked = dyn_cast_or_null<BlockedEncodingAttr>(loadType.getEncoding());
-  if (!blocked)
-    return loadType.getEncoding();
-  unsigned widest = loadType.getElementType().getIntOrFloatBitWidth();
-  for (Operation *op : casts)
-    widest = std::max(widest, cast<RankedTensorType>(op->getResult(0).getType())
-                                  .getElementType()
-                                  .getIntOrFloatBitWidth());
-  unsigned width = std::max(1u, 128 / widest);
-  if (blocked.getSizePerThread().back() <= width)
-    return blocked;
-  unsigned warps = 1;
-  for (unsigned w : blocked.getWarpsPerCTA())
-    warps *= w;
-  return BlockedEncodingAttr::getDefault(loadType.getContext(),
-                                         loadType.getShape(), warps, width);
-}
 
 FailureOr<SmallVector<Operation *>> tile::backwardSlice(Block &body,
                                                         ValueRange roots) {

@@ -18,23 +18,6 @@
 
 namespace mlir::tile {
 
-/// How a load reaches the tensor-core dots that read it: the elementwise
-/// casts between them (empty when the dots read it directly), or nothing
-/// when the load cannot be streamed through shared memory. The dots read a
-/// 16-bit tile, all through one buffer layout: ldmatrix's padded rows or
-/// wgmma's swizzled panels, not both. A cast tile (an fp8 tile widened to
-/// bf16) is converted in registers between two buffers.
-std::optional<SmallVector<Operation *>> castsToDots(LoadOp load);
-
-/// The layout a cast tile is widened in (loaded from its buffer, cast and
-/// stored): 16 bytes of the widest type a thread (8 codes for bf16), so
-/// that each thread stores the cast tile as one 16-byte vector and a warp's
-/// stores are contiguous. The load's own layout gives a thread 16 codes, 32
-/// bytes once widened: two stores, each writing every other 16-byte chunk
-/// (twice the shared-memory wavefronts). Non-blocked layouts are kept.
-Attribute conversionLayout(RankedTensorType loadType,
-                           ArrayRef<Operation *> casts);
-
 /// Ops of `body` that `roots` are computed from, in block order. Fails when
 /// one has regions or effects other than reads (only those can be
 /// recomputed or moved freely in a body that writes nothing).

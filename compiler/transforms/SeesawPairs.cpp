@@ -55,7 +55,8 @@ AttrTypeReplacer makeOwnerReplacer() {
     if (mma.getWarpgroup() != kFirstOwner)
       return std::nullopt;
     return MmaEncodingAttr::get(mma.getContext(), mma.getWarpsPerCTA(),
-                                mma.getVersion(), kSecondOwner);
+                                mma.getVersion(), kSecondOwner,
+                                mma.getInterleave());
   });
   return replacer;
 }

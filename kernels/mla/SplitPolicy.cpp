@@ -77,20 +77,23 @@ BatchInvariantChunks batchInvariantChunks(int64_t numHeads, int headBlock,
 }
 
 int64_t stage1SharedBytes(int tokenBlock, int headBlock, int stages,
-                          int64_t rank, int64_t rope, KvCacheFormat format) {
+                          int64_t rank, int64_t rope, KvCacheFormat format,
+                          bool codesInPlace) {
   const int64_t tokens = tokenBlock, heads = headBlock;
   const int64_t row = (rank + rope + 16) * 2;
   const int64_t pScratch = heads * (tokens + 8) * 2;
+  const int64_t widened = codesInPlace ? 0 : 1;
   switch (format) {
   case KvCacheFormat::Native:
     return (stages * tokens + heads) * row + pScratch;
   case KvCacheFormat::Fp8: // code stages (two parts padded by 16) + widened
-    return stages * tokens * (rank + rope + 32) + (tokens + heads) * row +
-           pScratch;
+    return stages * tokens * (rank + rope + 32) +
+           (widened * tokens + heads) * row + pScratch;
   case KvCacheFormat::Fp8DsMla: {
     const int64_t tiles = rank / 128;
     const int64_t codeRow = rank + 16 * tiles + rope * 2 + 16;
-    return stages * tokens * codeRow + tokens * (rank + 8 * tiles) * 2 +
+    return stages * tokens * codeRow +
+           widened * tokens * (rank + 8 * tiles) * 2 +
            heads * (rank + 8 * tiles + rope + 8) * 2 + 4 * heads * tokens;
   }
   }
@@ -98,10 +101,11 @@ int64_t stage1SharedBytes(int tokenBlock, int headBlock, int stages,
 }
 
 int fittingTokenBlock(int64_t maxSharedBytes, int headBlock, int stages,
-                      int64_t rank, int64_t rope, KvCacheFormat format) {
+                      int64_t rank, int64_t rope, KvCacheFormat format,
+                      bool codesInPlace) {
   for (int tokenBlock : {TritonMLAImpl::kTokenBlock, 32})
-    if (stage1SharedBytes(tokenBlock, headBlock, stages, rank, rope, format) <=
-        maxSharedBytes)
+    if (stage1SharedBytes(tokenBlock, headBlock, stages, rank, rope, format,
+                          codesInPlace) <= maxSharedBytes)
       return tokenBlock;
   return 16;
 }

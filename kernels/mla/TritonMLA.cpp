@@ -196,8 +196,10 @@ TritonMLAImpl::TritonMLAImpl(
     // padded rows: 64-token blocks need 169-190 KB (more with more
     // stages), more than Ampere and the 99 KB parts give a program
     // (deviceTokenBlock).
-    if (device.target)
+    if (device.target) {
       deviceSharedBytes = device.target->maxSharedBytes();
+      fp8CodesInPlace = device.target->hasFp8Conversions();
+    }
     if (opts.numSMs <= 0)
       numSMs = device.multiprocessors;
   }
@@ -320,7 +322,7 @@ TritonMLAImpl::Kernels &TritonMLAImpl::kernelsFor(int64_t pageSize, int splits,
     stage1["KV_SCALE"] = std::to_string(kvScaleMode);
   if (kvFormat == KvCacheFormat::Fp8DsMla)
     stage1["KV_LAYOUT"] = "1";
-  if (kvFormat == KvCacheFormat::Fp8 && opts.f16Dots && dtype == DType::BF16)
+  if (f16Dots(rows, dtype))
     stage1["DOT_T"] = dtypeName(DType::F16);
   if (scheduleMode == 1 && opts.mergeInStage1) {
     // Columns per step of the merge: a 64-head block's two loads and sum

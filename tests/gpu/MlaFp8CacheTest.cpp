@@ -14,7 +14,9 @@
 // heads, lengths and policies (bf16 only: the API refuses f16 q there).
 // Fp8CacheF16Dots: both layouts with TritonMLAOptions::f16Dots (the codes
 // widened to f16, q scaled by a power of two to fit), q from 2^-30 to 2^20
-// in magnitude, over the same pages, heads and policies.
+// in magnitude, over the same pages, heads and policies (f16 is the default
+// where the dots read the codes in place: 16-head blocks on sm_89+);
+// Fp8CacheBf16Dots: the codes widened to bf16 there.
 //
 // Interpreted (TILEMLA_INTERPRET=1, CI), the cases of up to 1000 tokens and
 // 32 heads run.
@@ -142,5 +144,22 @@ TEST_F(MlaGpuTest, Fp8CacheF16Dots) {
   runs.push_back(
       {dsMla(mk(16, 16, {300, 2})), SP::Auto, mla::LseDType::F32, f16Dots});
   family("fp8 cache, f16 dots", runs);
+}
+
+TEST_F(MlaGpuTest, Fp8CacheBf16Dots) {
+  Tuning bf16Dots;
+  bf16Dots.f16Dots = false;
+  std::vector<Run> runs;
+  for (SP policy : {SP::Fixed4, SP::BatchInvariant, SP::Auto})
+    for (int page : {1, 64, 33})
+      runs.push_back({fp8(mk(16, page, {0, 1, 4096, 300}), 1.0 / 240, page % 2),
+                      policy, mla::LseDType::F32, bf16Dots});
+  MlaCase multi =
+      fp8(mk(16, 16, {2, 0, 1, 300, 900}, DType::BF16, true), 1.0 / 240, true);
+  multi.sq = 3;
+  runs.push_back({multi, SP::Auto, mla::LseDType::F32, bf16Dots});
+  runs.push_back({fp8(mk(16, 64, {70000, 1, 0}), 1.0 / 200, true), SP::Auto,
+                  mla::LseDType::F32, bf16Dots});
+  family("fp8 cache, bf16 dots", runs);
 }
 } // namespace

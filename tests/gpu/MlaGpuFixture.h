@@ -20,6 +20,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <optional>
 
 namespace tilemla::test {
 namespace mla = tilemla::mla;
@@ -37,7 +38,7 @@ struct Tuning {
   bool scoreWarpgroup = true; ///< the library's default
   bool seesaw = false;
   bool latentHalves = false;
-  bool f16Dots = false;
+  std::optional<bool> f16Dots; ///< unset: the library's default
   bool scheduleInStage1 = false;
   /// Stage 1 merges the pieces (no stage 2). The case runs twice on one
   /// impl, outputs poisoned again in between: the second call checks that
@@ -188,7 +189,8 @@ protected:
           (r.tuning.scoreWarpgroup ? "" : " no-score-warpgroup") +
           (r.tuning.seesaw ? " seesaw" : "") +
           (r.tuning.latentHalves ? " latent-halves" : "") +
-          (r.tuning.f16Dots ? " f16-dots" : "") +
+          (r.tuning.f16Dots ? *r.tuning.f16Dots ? " f16-dots" : " bf16-dots"
+                            : "") +
           (r.tuning.scheduleInStage1 ? " schedule-in-stage1" : "") +
           (r.tuning.mergeInStage1 ? " merge-in-stage1" : "") +
           (r.tuning.persistentWaves

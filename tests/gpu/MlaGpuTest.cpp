@@ -311,6 +311,17 @@ TEST_F(MlaGpuTest, DeviceScheduleOnEveryKernel) {
     costly.tuning.scheduleInStage1 = true;
     runs.push_back(costly);
   }
+  // A per-tensor fp8 cache, its codes read in place by the dots (f16 by
+  // default, bf16 forced), as Default schedules it and on 3 SMs.
+  MlaCase codes = mk(16, 64, many, DType::BF16);
+  codes.kvScale = 1.0 / 240;
+  Tuning bf16Dots, codesFewSMs = fewSMs;
+  bf16Dots.f16Dots = false;
+  runs.push_back({codes, SP::Auto});
+  runs.push_back({codes, SP::Auto, mla::LseDType::F32, bf16Dots});
+  runs.push_back({codes, SP::Auto, mla::LseDType::F32, codesFewSMs});
+  codesFewSMs.f16Dots = false;
+  runs.push_back({codes, SP::Auto, mla::LseDType::F32, codesFewSMs});
   for (int H : {64, 128}) {
     MlaCase c = mk(H, 64, many, DType::BF16);
     c.contiguousPages = true;

@@ -87,7 +87,7 @@ std::vector<Shape> adversarialMixes(int H, int page, int sq) {
       "                 [--schedule-in-stage1] [--merge-in-stage1]\n"
       "                 [--schedule-overhead=N] [--schedule-min-piece=N]\n"
       "                 [--mixes] [--kv-dtype=bf16|fp8|fp8_ds_mla] "
-      "[--f16-dots]\n"
+      "[--f16-dots|--bf16-dots]\n"
       "\n"
       "  --quick   (default) B=1,8,32,128 L=4096,8192,32768 H=16,128 page=64,\n"
       "            and H=64 for B=8,32,128; uniform and ragged\n"
@@ -127,8 +127,9 @@ std::vector<Shape> adversarialMixes(int H, int page, int sq) {
       "            a host scale) or fp8_ds_mla (656-byte tokens with their "
       "own\n"
       "            scales); GB/s counts the bytes read\n"
-      "  --f16-dots  with an fp8 cache and bf16 q, widen the codes to f16\n"
-      "            and run the cache's dots in f16 (an experiment)\n"
+      "  --f16-dots, --bf16-dots  with an fp8 cache and bf16 q, widen the\n"
+      "            codes to f16 (its dots in f16) or to bf16; default:\n"
+      "            the library's (f16 where mma.sync dots read the codes)\n"
       "  --schedule-in-stage1  where a call schedules on the device, stage 1\n"
       "            makes the schedule itself: one launch fewer (an "
       "experiment)\n"
@@ -324,8 +325,8 @@ Options parseOptions(int argc, char **argv) {
       o.seesaw = true;
     } else if (arg == "--latent-halves") {
       o.latentHalves = true;
-    } else if (arg == "--f16-dots") {
-      o.f16Dots = true;
+    } else if (arg == "--f16-dots" || arg == "--bf16-dots") {
+      o.f16Dots = arg == "--f16-dots";
     } else if (arg == "--schedule-in-stage1") {
       o.scheduleInStage1 = true;
     } else if (arg == "--merge-in-stage1") {

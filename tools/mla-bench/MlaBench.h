@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -45,7 +46,7 @@ struct Options {
   bool scoreWarpgroup = true; ///< a third warpgroup for the score tiles
   bool seesaw = false;        ///< alternate score tiles between the warpgroups
   bool latentHalves = false;  ///< stream the latent part in two halves
-  bool f16Dots = false;       ///< fp8 caches: the codes widen to f16
+  std::optional<bool> f16Dots;   ///< fp8 caches: the codes widen to f16
   bool scheduleInStage1 = false; ///< stage 1 makes the device schedule
   bool mergeInStage1 = false;    ///< stage 1 merges the pieces (no stage 2)
   int persistentWaves = 0;       ///< with it, stage-1 programs per SM (0: off)

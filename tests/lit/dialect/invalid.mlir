@@ -564,3 +564,11 @@ func.func @score_warps_not_a_warpgroup() {
   }
   return
 }
+
+// -----
+
+func.func @dot_codes_in_registers(%a: tensor<16x32xbf16>, %b: tensor<32x64xf8E4M3FN>, %c: tensor<16x64xf32>) {
+  // expected-error @+1 {{'tile.dot' op a and b must have one element type (or b fp8 codes in shared memory beside a 16-bit a)}}
+  %d = tile.dot %a, %b, %c : tensor<16x32xbf16> * tensor<32x64xf8E4M3FN> -> tensor<16x64xf32>
+  return
+}

@@ -104,3 +104,10 @@ func.func @smem_swizzle_rows(%b: !tile.smem<2 x 32 x 32 x bf16, swizzle = 128>) 
 func.func @smem_swizzle_f32(%b: !tile.smem<2 x 32 x 64 x f32, swizzle = 128>) {
   return
 }
+
+// -----
+
+// expected-error @+1 {{mma layout interleave must be 1, or 2 on version 2}}
+func.func @interleaved_wgmma(%a: tensor<64x64xf32, #tile.mma<warpsPerCTA = [4, 1], version = 3, interleave = 2>>) {
+  return
+}

@@ -112,3 +112,12 @@ func.func @warp_split(%i: i32) attributes {tile.kernel} {
   }
   return
 }
+
+// fp8 codes in shared memory as a dot's b beside a bf16 a, into the
+// interleaved accumulator (tile-pipeline-loops' fp8-in-place).
+// CHECK-LABEL: func.func @dot_codes_in_place
+// CHECK: tile.dot %{{.*}}, %{{.*}}, %{{.*}} : tensor<16x32xbf16, #tile.mma<warpsPerCTA = [1, 2]>> * tensor<32x512xf8E4M3FN, #tile.shared<rowStride = 528>> -> tensor<16x512xf32, #tile.mma<warpsPerCTA = [1, 2], interleave = 2>>
+func.func @dot_codes_in_place(%p: tensor<16x32xbf16, #tile.mma<warpsPerCTA = [1, 2]>>, %v: tensor<32x512xf8E4M3FN, #tile.shared<rowStride = 528>>, %acc: tensor<16x512xf32, #tile.mma<warpsPerCTA = [1, 2], interleave = 2>>) {
+  %d = tile.dot %p, %v, %acc : tensor<16x32xbf16, #tile.mma<warpsPerCTA = [1, 2]>> * tensor<32x512xf8E4M3FN, #tile.shared<rowStride = 528>> -> tensor<16x512xf32, #tile.mma<warpsPerCTA = [1, 2], interleave = 2>>
+  return
+}

@@ -101,6 +101,11 @@ struct ResolvedLayout {
 };
 ResolvedLayout resolveLayout(RankedTensorType type);
 
+/// Whether every thread holds the same elements of `a` and `b` in the same
+/// registers (a row slice of the interleaved and of the plain mma layout):
+/// converting between them moves nothing.
+bool haveSameRegisterMap(RankedTensorType a, RankedTensorType b);
+
 /// Static part of each register's coordinates: `[register][dim]`.
 SmallVector<SmallVector<int64_t>> getRegisterOffsets(RankedTensorType type);
 

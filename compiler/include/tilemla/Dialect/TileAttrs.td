@@ -113,13 +113,25 @@ def Tile_MmaEncodingAttr : AttrDef<Tile_Dialect, "MmaEncoding",
     those of a 4-warp program, and the other warpgroups skip the ops that
     make or use it (tile-predicate-warpgroups). A dot too narrow to split
     its columns over the warpgroups well runs on one of them this way.
+
+    Interleaved (`interleave` = 2, version 2): the instruction's n tiles
+    come in pairs over 16 columns, the first holding the even columns and
+    the second the odd ones, so lane l holds columns 4(l % 4) .. 4(l % 4) + 3
+    of each 16-column block: the blocked layout sizePerThread = [1, 4],
+    threadsPerWarp = [8, 4], warps owning 16-column blocks. A dot whose b is
+    fp8 codes read in place ([K, N], tile-pipeline-loops) fills it from
+    `ldmatrix.trans` over the codes: each word holds two tokens of two
+    adjacent columns, which is a fragment of the even and of the odd tile.
   }];
   let parameters = (ins ArrayRefParameter<"unsigned">:$warpsPerCTA,
                         DefaultValuedParameter<"unsigned", "2">:$version,
-                        DefaultValuedParameter<"int64_t", "-1">:$warpgroup);
+                        DefaultValuedParameter<"int64_t", "-1">:$warpgroup,
+                        DefaultValuedParameter<"unsigned", "1">:$interleave);
+  // The optional parameters come as `, key = value` in any order (a group
+  // per parameter would commit to the first on its comma).
   let assemblyFormat = [{
-    `<` `warpsPerCTA` `=` `[` $warpsPerCTA `]` (`,` `version` `=` $version^)?
-        (`,` `warpgroup` `=` $warpgroup^)? `>`
+    `<` `warpsPerCTA` `=` `[` $warpsPerCTA `]` ``
+        custom<MmaOptions>($version, $warpgroup, $interleave) `>`
   }];
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
@@ -130,6 +142,8 @@ def Tile_MmaEncodingAttr : AttrDef<Tile_Dialect, "MmaEncoding",
     bool isWarpgroup() const { return getVersion() == 3; }
     /// Whether one warpgroup alone holds the tensor (see above).
     bool isOwned() const { return getWarpgroup() >= 0; }
+    /// Whether n tiles pair up over 16 columns (see above).
+    bool isInterleaved() const { return getInterleave() == 2; }
     /// Rows and columns of one warp's instruction tile (16 x 8).
     static constexpr unsigned kInstrM = 16, kInstrN = 8, kInstrK = 16;
   }];

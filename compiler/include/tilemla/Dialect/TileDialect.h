@@ -59,6 +59,9 @@ unsigned getTotalElemsPerThread(Type type);
 /// one 64-row tile per warpgroup whose operands fit the swizzled shared
 /// layouts wgmma reads (version 3).
 bool isMmaCompatibleDot(DotOp op, MmaEncodingAttr mma);
+/// Whether `op`'s b is fp8 codes read in place from shared memory beside a
+/// 16-bit a: the dot widens them (exactly) as it reads its fragments.
+bool hasCodesB(DotOp op);
 /// True for a dot whose accumulator carries a #tile.mma layout it fits:
 /// it runs on the tensor cores (mma.sync, or wgmma for version 3).
 bool isTensorCoreDot(Operation *op);

@@ -165,6 +165,11 @@ def Tile_DotOp : Tile_Op<"dot", [
     a x transpose(b): rows of b that are contiguous in memory (keys of an
     attention score) feed the instruction without a transposing copy.
 
+    b may be fp8 codes (f8E4M3FN, f8E5M2) beside a 16-bit a when b is a view
+    of shared memory (`#tile.shared`): the product is that of the codes
+    widened, exactly, to a's type (tile-pipeline-loops hands an mma.sync
+    dot the landed codes instead of a widened copy).
+
     A wgmma dot (version 3 `#tile.mma` result) is asynchronous when its
     result is `!tile.pending<T>`: it issues one group of wgmma instructions
     and returns while they run; `tile.dot_wait` hands out the result. Its
@@ -238,7 +243,8 @@ def Tile_AsPendingOp : Tile_Op<"as_pending", [Pure]> {
 // Shared memory and asynchronous copies (made by tile-pipeline-loops)
 //===----------------------------------------------------------------------===//
 
-def Tile_SharedView : RankedTensorOf<[F16, BF16]>;
+// fp8 views are codes a dot widens as it reads them (tile.dot).
+def Tile_SharedView : RankedTensorOf<[F16, BF16, F8E4M3FN, F8E5M2]>;
 
 def Tile_LocalAllocOp : Tile_Op<"local_alloc", [
     MemoryEffects<[MemAlloc, MemWrite]>]> {

@@ -64,6 +64,10 @@ def TileAssignLayouts : Pass<"tile-assign-layouts", "mlir::ModuleOp"> {
     Option<"ownNarrowDots", "own-narrow-dots", "bool", "false",
            "run a wgmma dot on one warpgroup (an owned layout) when "
            "splitting its columns would leave each fewer than 64">,
+    Option<"fp8InPlace", "fp8-in-place", "bool", "false",
+           "give an mma.sync dot whose [K, N] b is a loop's fp8 load widened "
+           "to 16 bits the interleaved accumulator, for tile-pipeline-loops' "
+           "fp8-in-place (sm_89+)">,
   ];
 }
 
@@ -103,6 +107,13 @@ def TilePipelineLoops : Pass<"tile-pipeline-loops", "mlir::ModuleOp"> {
     clears the rows at or past `row_end`. Where the loop cannot be
     pipelined, the copy is issued in place, one stage, no lookahead.
 
+    With `fp8-in-place` (sm_89+), a cast tile whose one cast widens fp8
+    codes to 16 bits and whose every reader is an mma.sync dot taking it as
+    b (transposed, or into an interleaved accumulator: tile-assign-layouts'
+    option of the same name) is not widened: the dots read a view of the
+    landed codes and widen their fragments in registers (no widened buffer,
+    no barrier).
+
     A loop inside another loop (a persistent program's work loop) is
     entered many times: its buffers and mbarriers are made once, before the
     outermost loop; each entry starts with a `tile.barrier` (the previous
@@ -110,6 +121,10 @@ def TilePipelineLoops : Pass<"tile-pipeline-loops", "mlir::ModuleOp"> {
     gives the TMA ring's trips in earlier entries, added to every trip
     index, so stages and phases go on instead of restarting at 0.
   }];
+  let options = [
+    Option<"fp8InPlace", "fp8-in-place", "bool", "false",
+           "let mma.sync dots read a widened fp8 tile's codes in place">,
+  ];
   let dependentDialects = ["mlir::arith::ArithDialect"];
 }
 

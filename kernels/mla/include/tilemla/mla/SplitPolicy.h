@@ -117,14 +117,16 @@ TILEMLA_API BatchInvariantChunks batchInvariantChunks(int64_t numHeads,
 /// rank + rope 2-byte values padded by 16 (ldmatrix reads them without
 /// bank conflicts), and p's staging, `headBlock` rows of tokenBlock + 8.
 /// A cache of 1-byte codes (KvCacheFormat::Fp8) has 1-byte rows in its
-/// stages, each part padded by 16, and one more block of 2-byte rows its
-/// codes are widened into. An fp8_ds_mla cache stages its four code tiles
-/// and its 2-byte rope, each padded by 16 bytes, widens the tiles alone,
-/// reads q as five parts, and converts four scaled copies of p. The unit
-/// tests hold it to what the compiler allocates.
-TILEMLA_API int64_t
-stage1SharedBytes(int tokenBlock, int headBlock, int stages, int64_t rank,
-                  int64_t rope, KvCacheFormat format = KvCacheFormat::Native);
+/// stages, each part padded by 16, and, unless the dots read the codes in
+/// place (`codesInPlace`: targets with paired fp8 conversions, sm_89 on),
+/// one more block of 2-byte rows its codes are widened into. An fp8_ds_mla
+/// cache stages its four code tiles and its 2-byte rope, each padded by 16
+/// bytes, widens the tiles alone (unless in place), reads q as five parts,
+/// and converts four scaled copies of p. The unit tests hold it to what the
+/// compiler allocates.
+TILEMLA_API int64_t stage1SharedBytes(
+    int tokenBlock, int headBlock, int stages, int64_t rank, int64_t rope,
+    KvCacheFormat format = KvCacheFormat::Native, bool codesInPlace = true);
 
 /// The default token block on a device whose programs may use
 /// `maxSharedBytes`: the largest of 64, 32 and 16 whose stage 1 fits
@@ -132,7 +134,8 @@ stage1SharedBytes(int tokenBlock, int headBlock, int stages, int64_t rank,
 /// sm_86, sm_89 and sm_120: 32 with 16 heads, 16 with 32); 16 if none does.
 TILEMLA_API int fittingTokenBlock(int64_t maxSharedBytes, int headBlock,
                                   int stages, int64_t rank, int64_t rope,
-                                  KvCacheFormat format = KvCacheFormat::Native);
+                                  KvCacheFormat format = KvCacheFormat::Native,
+                                  bool codesInPlace = true);
 
 /// The split count `policy` chooses (see SplitPolicy). Pure host function.
 /// BatchInvariant: 1 here (its pieces depend on each request's length; see

@@ -437,6 +437,17 @@ private:
     return headBlock(rows) == kHeadBlock && !opts.tokenBlock &&
            !opts.stage1Warps && deviceTokenBlock(rows) >= kSharedTokenBlock;
   }
+  /// A per-tensor fp8 cache whose codes the mma.sync dots read in place.
+  bool readsFp8InPlace(int64_t rows) const {
+    return kvFormat == KvCacheFormat::Fp8 && fp8CodesInPlace &&
+           headBlock(rows) < kWarpgroupHeadBlock;
+  }
+  /// Whether stage 1's fp8 dots run in f16 (TritonMLAOptions::f16Dots).
+  bool f16Dots(int64_t rows, DType dtype) const {
+    if (kvFormat != KvCacheFormat::Fp8 || dtype != DType::BF16)
+      return false;
+    return opts.f16Dots.value_or(readsFp8InPlace(rows));
+  }
   /// Stage-1 programs per (request, split): blocks of headBlock(rows).
   int64_t headBlocks(int64_t rows) const {
     const int64_t block = headBlock(rows);
@@ -455,7 +466,7 @@ private:
       return kTokenBlock;
     return fittingTokenBlock(deviceSharedBytes, headBlock(rows),
                              opts.stages ? opts.stages : kStages, rank, rope,
-                             kvFormat);
+                             kvFormat, fp8CodesInPlace);
   }
   /// Stage 1 with a score warpgroup (TritonMLAOptions::scoreWarpgroup):
   /// where a head block's scores are owned by one warpgroup.
@@ -510,6 +521,8 @@ private:
   int64_t wsPartialRows = 1;
   int numSMs = 132;
   bool warpgroupTiles = false; ///< the device runs wgmma (sm_90a)
+  /// mma.sync dots read fp8 codes in place (paired fp8 conversions, sm_89+).
+  bool fp8CodesInPlace = true;
   /// What kv_cache_dtype makes of the cache's rows.
   KvCacheFormat kvFormat = KvCacheFormat::Native;
   /// A program's shared memory on the device; 0: unknown (no device).

@@ -11,6 +11,7 @@
 #include "tilemla/mla/SplitPolicy.h"
 
 #include <cstdint>
+#include <optional>
 
 namespace tilemla::mla {
 
@@ -91,17 +92,17 @@ struct TritonMLAOptions {
   /// dots (docs/design/PINGPONG.md section 15.2). Measured on the H200:
   /// 0-2.5 % slower at H=64 and 128 (no shape gains), so off.
   bool latentHalves = false;
-  /// An experiment, off by default: with a per-tensor fp8 cache ("fp8",
-  /// "fp8_e4m3") and bf16 queries, stage 1 widens the codes to f16 rather
-  /// than bf16 (one cvt per two codes on sm_89+, against about four
-  /// instructions on sm_90) and runs the cache's dots in f16: q scaled by a
-  /// power of two so that its largest value fits (exact above f16's normal
-  /// floor), the scores scaled back, p computed times 2^13 and rounded to
-  /// f16. No effect on "fp8_ds_mla" (p times a tile's scale would fall
-  /// below f16's range). Correct on the H200 but slower there (H=16 B=128
-  /// L=8192: 353.5 -> 388.7 us; H=128: 1.25x), so off
-  /// (docs/design/FP8.md).
-  bool f16Dots = false;
+  /// With a per-tensor fp8 cache ("fp8", "fp8_e4m3") and bf16 queries,
+  /// whether stage 1 widens the codes to f16 rather than bf16 (one cvt per
+  /// two codes on sm_89+, against about four instructions on sm_90) and
+  /// runs the cache's dots in f16: q scaled by a power of two so that its
+  /// largest value fits (exact above f16's normal floor), the scores scaled
+  /// back, p computed times 2^13 and rounded to f16. Unset: f16 where
+  /// mma.sync dots read the codes in place (sm_89+, head blocks below 64;
+  /// H100, H=16 B=128 L=8192: 313 -> 281 us), bf16 elsewhere (the widened
+  /// copy: H=128 wgmma 332 -> 415 us in f16). No effect on "fp8_ds_mla" (p
+  /// times a tile's scale would fall below f16's range). docs/design/FP8.md.
+  std::optional<bool> f16Dots;
   /// With that producer, stage 1 can run persistentWaves programs per SM
   /// (1..16), each taking work items (head block, request, split) that many
   /// apart: the producer streams the next item's first tokens while the

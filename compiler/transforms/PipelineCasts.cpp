@@ -1,0 +1,136 @@
+//===- PipelineCasts.cpp - tile-pipeline-loops' cast tiles ----------------===//
+#include "PipelineStreams.h"
+
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+
+using namespace mlir;
+using namespace mlir::tile;
+
+namespace {
+/// A 2-D register tile whose masked-off elements are zero (cp.async
+/// zero-fills them).
+bool isCopyable(LoadOp load) {
+  auto type = dyn_cast<RankedTensorType>(load.getType());
+  if (!type || type.getRank() != 2 || !getLayout(type) ||
+      load.getResult().use_empty())
+    return false;
+  return !load.getOther() || matchPattern(load.getOther(), m_AnyZeroFloat());
+}
+
+/// The dots read a view of the landed codes; the cast and the load go.
+void handOverCodes(OpBuilder &b, Location loc, PipelineStream &stream,
+                   Value current) {
+  auto bufferType = cast<SharedBufferType>(stream.buffer.getType());
+  Value view =
+      LocalViewOp::create(b, loc, viewTypeFor(stream.getType(), bufferType),
+                          stream.buffer, current, 0);
+  stream.casts.front()->getResult(0).replaceAllUsesWith(view);
+  stream.casts.front()->erase();
+  stream.load->erase();
+  stream.casts.clear();
+}
+} // namespace
+
+std::optional<SmallVector<Operation *>> tile::castsToDots(LoadOp load) {
+  if (!isCopyable(load))
+    return std::nullopt;
+  SmallVector<Operation *> casts;
+  Value value = load.getResult();
+  while (value.hasOneUse()) {
+    Operation *user = *value.getUsers().begin();
+    if (!isa<CastOpInterface>(user) ||
+        !user->hasTrait<OpTrait::Elementwise>() || user->getNumOperands() != 1)
+      break;
+    casts.push_back(user);
+    value = user->getResult(0);
+  }
+  auto type = cast<RankedTensorType>(value.getType());
+  if (type.getElementType().getIntOrFloatBitWidth() != 16 ||
+      !llvm::all_of(value.getUsers(), isTensorCoreDot))
+    return std::nullopt;
+  if (llvm::any_of(value.getUsers(), isWarpgroupDot) &&
+      !llvm::all_of(value.getUsers(), isWarpgroupDot))
+    return std::nullopt;
+  return casts;
+}
+
+Attribute tile::conversionLayout(RankedTensorType loadType,
+                                 ArrayRef<Operation *> casts) {
+  auto blocked = dyn_cast_or_null<BlockedEncodingAttr>(loadType.getEncoding());
+  if (!blocked)
+    return loadType.getEncoding();
+  unsigned widest = loadType.getElementType().getIntOrFloatBitWidth();
+  for (Operation *op : casts)
+    widest = std::max(widest, cast<RankedTensorType>(op->getResult(0).getType())
+                                  .getElementType()
+                                  .getIntOrFloatBitWidth());
+  unsigned width = std::max(1u, 128 / widest);
+  if (blocked.getSizePerThread().back() <= width)
+    return blocked;
+  unsigned warps = 1;
+  for (unsigned w : blocked.getWarpsPerCTA())
+    warps *= w;
+  return BlockedEncodingAttr::getDefault(loadType.getContext(),
+                                         loadType.getShape(), warps, width);
+}
+
+bool tile::readersTakeCodes(const PipelineStream &stream) {
+  auto widen = dyn_cast<arith::ExtFOp>(stream.casts.front());
+  if (stream.casts.size() != 1 || !widen ||
+      !isa<Float8E4M3FNType, Float8E5M2Type>(stream.getType().getElementType()))
+    return false;
+  return llvm::all_of(widen->getUses(), [](OpOperand &use) {
+    auto dot = dyn_cast<DotOp>(use.getOwner());
+    if (!dot || use.getOperandNumber() != 1 || !isTensorCoreDot(dot) ||
+        isWarpgroupDot(dot))
+      return false;
+    auto mma = cast<MmaEncodingAttr>(dot.getAccType().getEncoding());
+    return dot.getTransB() || mma.isInterleaved();
+  });
+}
+
+void tile::convertLandedTiles(OpBuilder &b, Location loc,
+                              MutableArrayRef<PipelineStream> streams,
+                              Value current) {
+  SmallVector<PipelineStream *> castStreams;
+  for (PipelineStream &stream : streams) {
+    if (stream.casts.empty())
+      continue;
+    if (stream.codesInPlace)
+      handOverCodes(b, loc, stream, current);
+    else
+      castStreams.push_back(&stream);
+  }
+  if (castStreams.empty())
+    return;
+  Value first = arith::ConstantIntOp::create(b, loc, 0, 32);
+  for (PipelineStream *stream : castStreams) {
+    Attribute layout = conversionLayout(stream->getType(), stream->casts);
+    IRMapping map;
+    map.map(stream->load->getResult(0),
+            LocalLoadOp::create(b, loc,
+                                stream->getType().cloneWithEncoding(layout),
+                                stream->buffer, current));
+    for (Operation *op : stream->casts) {
+      Operation *copy = b.clone(*op, map);
+      copy->getResult(0).setType(
+          cast<RankedTensorType>(op->getResult(0).getType())
+              .cloneWithEncoding(layout));
+    }
+    LocalStoreOp::create(b, loc, map.lookup(stream->casts.back()->getResult(0)),
+                         stream->converted, first);
+  }
+  BarrierOp::create(b, loc);
+  for (PipelineStream *stream : castStreams) {
+    Value view = LocalViewOp::create(
+        b, loc,
+        viewTypeFor(stream->getConvertedType(),
+                    cast<SharedBufferType>(stream->converted.getType())),
+        stream->converted, first, 0);
+    stream->casts.back()->getResult(0).replaceAllUsesWith(view);
+    for (Operation *op : llvm::reverse(stream->casts))
+      op->erase();
+    stream->load->erase();
+  }
+}

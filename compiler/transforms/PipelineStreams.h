@@ -1,0 +1,95 @@
+//===- PipelineStreams.h - tile-pipeline-loops' streams and cast tiles -*- C++
+//-*-===//
+//
+// Internal to the transforms library: a pipelined load's stream, and what
+// becomes of a tile the dots read through casts (fp8 codes): widened once
+// per trip into a buffer of its own, or, with fp8-in-place, read by the
+// dots as the codes that landed.
+//
+//===----------------------------------------------------------------------===//
+#ifndef TILEMLA_TRANSFORMS_PIPELINESTREAMS_H
+#define TILEMLA_TRANSFORMS_PIPELINESTREAMS_H
+
+#include "tilemla/Dialect/TileDialect.h"
+
+#include <optional>
+
+namespace mlir::tile {
+
+/// One pipelined load (a LoadOp copied with cp.async, or a DescLoadOp
+/// copied with TMA): its buffer and address computation.
+struct PipelineStream {
+  Operation *load;
+  SmallVector<Operation *> slice;
+  Value buffer;
+  Value barriers; // TMA only
+  /// A cast tile: the casts from the load to what the dots read, and the
+  /// one-stage buffer the dots read it from.
+  SmallVector<Operation *> casts;
+  Value converted;
+  /// The dots read the landed fp8 codes themselves (fp8-in-place).
+  bool codesInPlace = false;
+
+  bool isTma() const { return isa<DescLoadOp>(load); }
+  RankedTensorType getType() const {
+    return cast<RankedTensorType>(load->getResult(0).getType());
+  }
+  /// What the dots read: the last cast's tile.
+  RankedTensorType getConvertedType() const {
+    return cast<RankedTensorType>(casts.back()->getResult(0).getType());
+  }
+  /// What the address computation starts from.
+  SmallVector<Value> roots() const {
+    if (auto desc = dyn_cast<DescLoadOp>(load))
+      return {desc.getRow(), desc.getCol()};
+    auto ptrLoad = cast<LoadOp>(load);
+    SmallVector<Value> values = {ptrLoad.getPtr()};
+    if (ptrLoad.getMask())
+      values.push_back(ptrLoad.getMask());
+    return values;
+  }
+};
+
+/// The view type through which readers see one stage of `buffer`.
+inline RankedTensorType viewTypeFor(RankedTensorType type,
+                                    SharedBufferType buffer) {
+  return RankedTensorType::get(type.getShape(), type.getElementType(),
+                               buffer.getViewEncoding());
+}
+
+/// How a load reaches the tensor-core dots that read it: the elementwise
+/// casts between them (empty when the dots read it directly), or nothing
+/// when the load cannot be streamed through shared memory. The dots read a
+/// 16-bit tile, all through one buffer layout: ldmatrix's padded rows or
+/// wgmma's swizzled panels, not both. A cast tile (an fp8 tile widened to
+/// bf16) is converted in registers between two buffers.
+std::optional<SmallVector<Operation *>> castsToDots(LoadOp load);
+
+/// The layout a cast tile is widened in (loaded from its buffer, cast and
+/// stored): 16 bytes of the widest type a thread (8 codes for bf16), so
+/// that each thread stores the cast tile as one 16-byte vector and a warp's
+/// stores are contiguous. The load's own layout gives a thread 16 codes, 32
+/// bytes once widened: two stores, each writing every other 16-byte chunk
+/// (twice the shared-memory wavefronts). Non-blocked layouts are kept.
+Attribute conversionLayout(RankedTensorType loadType,
+                           ArrayRef<Operation *> casts);
+
+/// Whether every reader of `stream`'s cast tile can take its landed fp8
+/// codes instead (fp8-in-place): one widening extf, read as b by mma.sync
+/// dots that are transposed or accumulate into an interleaved layout.
+bool readersTakeCodes(const PipelineStream &stream);
+
+/// The cast streams' landed tiles: the codes' own view where the stream
+/// reads them in place, else each read into registers (in
+/// conversionLayout's layout), cast there and written to its converted
+/// buffer, then (one barrier for all) read in place by the dots. The converted
+/// buffer has one stage: the dots that read it on the previous trip finished
+/// before this trip's first barrier (mma.sync is done when its thread moves on;
+/// tile-place-dot- waits waits for wgmma groups before the barrier ahead of a
+/// store into the stage they read).
+void convertLandedTiles(OpBuilder &b, Location loc,
+                        MutableArrayRef<PipelineStream> streams, Value current);
+
+} // namespace mlir::tile
+
+#endif // TILEMLA_TRANSFORMS_PIPELINESTREAMS_H
