@@ -79,7 +79,8 @@ std::vector<Shape> adversarialMixes(int H, int page, int sq) {
       "                 [--runs=N] [--warmup=N] [--host-calls=N]\n"
       "                 [--flush-mib=N] [--copy-mib=N] [--check] [--list]\n"
       "                 [--json=FILE] [--block-n=N] [--block-h=N] [--warps=N]\n"
-      "                 [--stages=N] [--max-splits=N] [--min-splits=N]\n"
+      "                 [--stages=N] [--max-splits=N] [--min-splits=N] "
+      "[--sms=N]\n"
       "                 [--no-tma] [--no-ws] [--no-score-warpgroup] "
       "[--seesaw]\n"
       "                 [--latent-halves] [--persistent=W]\n"
@@ -112,6 +113,10 @@ std::vector<Shape> adversarialMixes(int H, int page, int sq) {
       "  --block-n, --block-h, --warps, --stages  stage-1 tokens per step,\n"
       "            heads per program, warps and pipeline stages (tuning)\n"
       "  --max-splits, --min-splits  bounds of the auto policy's split count\n"
+      "  --sms     the SM count the auto policy and the device schedule plan\n"
+      "            for (default: the device's); with --warps=4\n"
+      "            --schedule=always, twice the device's gives the schedule\n"
+      "            two programs per SM\n"
       "  --no-tma  stage 1 copies the cache with cp.async even where TMA\n"
       "            could stream it (sm_90a, 64-head blocks)\n"
       "  --no-ws   on the TMA path, the compute warps issue the copies (no\n"
@@ -313,6 +318,8 @@ Options parseOptions(int argc, char **argv) {
       o.maxSplits = takeInt(1);
     } else if (arg == "--min-splits") {
       o.minSplits = takeInt(1);
+    } else if (arg == "--sms") {
+      o.numSMs = takeInt(1);
     } else if (arg == "--stages") {
       o.stages = takeInt(1);
     } else if (arg == "--no-tma") {

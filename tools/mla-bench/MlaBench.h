@@ -41,6 +41,7 @@ struct Options {
   int tokenBlock = 0, stage1Warps = 0, headBlock = 0,
       stages = 0;                   ///< 0: defaults
   int maxSplits = 0, minSplits = 0; ///< Auto's bounds; 0: defaults
+  int numSMs = 0;  ///< the SM count Auto plans for; 0: the device's
   bool tma = true; ///< let stage 1 stream the cache with TMA (sm_90a)
   bool warpSpecialize = true; ///< a producer warpgroup issues the TMA copies
   bool scoreWarpgroup = true; ///< a third warpgroup for the score tiles

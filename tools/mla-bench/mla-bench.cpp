@@ -173,6 +173,7 @@ mla::TritonMLAImpl makeImpl(int H, int maxBatch, int maxQueryLen,
     options.maxSplits = o.maxSplits;
   if (o.minSplits)
     options.minSplits = o.minSplits;
+  options.numSMs = o.numSMs;
   options.headBlock = o.headBlock;
   options.maxBatch = maxBatch;
   options.splitPolicy = policy;
