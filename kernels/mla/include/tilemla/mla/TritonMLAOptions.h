@@ -99,8 +99,8 @@ struct TritonMLAOptions {
   /// largest value fits (exact above f16's normal floor), the scores scaled
   /// back, p computed times 2^13 and rounded to f16. Unset: f16 where
   /// mma.sync dots read the codes in place (sm_89+, head blocks below 64;
-  /// H100, H=16 B=128 L=8192: 313 -> 281 us), bf16 elsewhere (the widened
-  /// copy: H=128 wgmma 332 -> 415 us in f16). No effect on "fp8_ds_mla" (p
+  /// H100, H=16 B=128 L=8192: 309.9 -> 280.1 us), bf16 elsewhere (the
+  /// widened copy: H=128 B=32 wgmma 332 -> 415 us in f16). No effect on "fp8_ds_mla" (p
   /// times a tile's scale would fall below f16's range). docs/design/FP8.md.
   std::optional<bool> f16Dots;
   /// With that producer, stage 1 can run persistentWaves programs per SM
