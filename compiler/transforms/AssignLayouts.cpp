@@ -7,6 +7,7 @@
 // combinations) directly in the layout a consumer wants.
 //
 //===----------------------------------------------------------------------===//
+#include "TransformUtils.h"
 #include "tilemla/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -117,15 +118,7 @@ private:
         !llvm::all_of(widen->getUsers(),
                       [](Operation *user) { return isa<DotOp>(user); }))
       return false;
-    WalkResult writes = loop.getBody()->walk([](Operation *op) {
-      auto effects = dyn_cast<MemoryEffectOpInterface>(op);
-      bool writesMemory =
-          effects ? effects.hasEffect<MemoryEffects::Write>()
-                  : !op->hasTrait<OpTrait::HasRecursiveMemoryEffects>() &&
-                        !op->hasTrait<OpTrait::IsTerminator>();
-      return writesMemory ? WalkResult::interrupt() : WalkResult::advance();
-    });
-    return !writes.wasInterrupted();
+    return !writesMemory(*loop.getBody());
   }
 
   Attribute chooseElementwiseLayout(Operation *op);

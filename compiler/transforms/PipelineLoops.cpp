@@ -37,6 +37,7 @@
 //===----------------------------------------------------------------------===//
 #include "PipelineSlices.h"
 #include "PipelineStreams.h"
+#include "TransformUtils.h"
 #include "tilemla/Transforms/Passes.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -62,13 +63,6 @@ SharedBufferType bufferFor(RankedTensorType type, int64_t stages,
   return SharedBufferType::get(type.getContext(), stages, type.getDimSize(0),
                                type.getDimSize(1), type.getElementType(),
                                swizzle);
-}
-
-bool writesMemory(Operation *op) {
-  if (auto effects = dyn_cast<MemoryEffectOpInterface>(op))
-    return effects.hasEffect<MemoryEffects::Write>();
-  return !op->hasTrait<OpTrait::HasRecursiveMemoryEffects>() &&
-         !op->hasTrait<OpTrait::IsTerminator>();
 }
 
 Value asI32(OpBuilder &b, Location loc, Value v) {
@@ -113,9 +107,7 @@ private:
 
   void pipeline(scf::ForOp loop, int64_t stages) {
     Block &body = *loop.getBody();
-    bool writes = false;
-    body.walk([&](Operation *op) { writes |= writesMemory(op); });
-    if (writes)
+    if (writesMemory(body))
       return; // moving reads across writes could change what they read
 
     SmallVector<Stream> streams;
