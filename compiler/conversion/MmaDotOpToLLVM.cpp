@@ -15,8 +15,10 @@
 // A b of fp8 codes (hasCodesB) is read from its landed stage by ldmatrix and
 // widened in registers (cvt ...e4m3x2). [N, K]: one matrix row is a whole
 // 16-deep k step, lane (g, q) getting codes 4q .. 4q + 3, which serve as
-// slots (2q, 2q + 1, 2q + 8, 2q + 9): a reads the same columns with two
-// 8-byte loads per tile instead of ldmatrix. [K, N]: ldmatrix.trans gives
+// slots (2q, 2q + 1, 2q + 8, 2q + 9). An a resident in even-words-first
+// order (SharedBufferType) holds those columns where ldmatrix.x4 puts them
+// in the fragment registers; any other a is read with two 8-byte loads per
+// tile, whose words ptxas must move into place. [K, N]: ldmatrix.trans gives
 // two tokens of columns (2g, 2g + 1); a byte permute of the two k halves'
 // words makes the fragments of an even and an odd n tile, the interleaved
 // accumulator's (registers 0, 2 and 1, 3 of each 16-column block).
@@ -147,6 +149,15 @@ struct MmaDotOpConversion : TargetPattern<DotOp> {
           "an interleaved accumulator is filled from fp8 codes of a [K, N] b "
           "read in place");
     Type codeType = bType.getElementType();
+    auto wordOrdered = [](RankedTensorType type) {
+      auto shared = dyn_cast_or_null<SharedEncodingAttr>(type.getEncoding());
+      return shared && shared.getEvenWordsFirst();
+    };
+    if (wordOrdered(bType) || (wordOrdered(aType) && !(codes && transB)))
+      return op.emitOpError("reads an even-words-first tile only as the a of "
+                            "a dot against fp8 codes of an [N, K] b");
+    // a's columns 4q .. 4q + 3 as two 8-byte loads (see the file comment).
+    bool aByWords = codes && transB && !wordOrdered(aType);
 
     auto [lane, warp] = getLaneAndWarp(rewriter, loc);
     // Warps are numbered along N fastest (row-major, as blocked layouts);
@@ -234,7 +245,7 @@ struct MmaDotOpConversion : TargetPattern<DotOp> {
       // A fragments: matrix j holds row half j % 2 and k half j / 2 of
       // instruction tile t (a0a1, a2a3, a4a5, a6a7).
       SmallVector<SmallVector<Value>> aFrags;
-      for (int64_t t = 0; t < (codes && transB ? tiles.mTiles : 0); ++t) {
+      for (int64_t t = 0; t < (aByWords ? tiles.mTiles : 0); ++t) {
         // Against codes, slots (2q, 2q + 1) and (2q + 8, 2q + 9) of a k step
         // are its columns 4q .. 4q + 3 (q = lane % 4), in a's fragments as
         // in b's: two 8-byte reads per tile, rows g and g + 8.
@@ -258,7 +269,7 @@ struct MmaDotOpConversion : TargetPattern<DotOp> {
         aFrags.push_back(
             {halves[0][0], halves[1][0], halves[0][1], halves[1][1]});
       }
-      for (int64_t t = 0; t < (codes && transB ? 0 : tiles.mTiles); ++t) {
+      for (int64_t t = 0; t < (aByWords ? 0 : tiles.mTiles); ++t) {
         Value row = add(b, loc, add(b, loc, tiles.row0, laneRow),
                         mul(b, loc, matrixLow, 8 * tiles.wm));
         row = add(b, loc, row, 2 * t * 8 * tiles.wm);

@@ -126,6 +126,23 @@ Value mlir::tile::emitSharedIndex(OpBuilder &builder, Location loc,
                                   const SharedTileLayout &layout, Value row,
                                   Value col) {
   auto constant = [&](int64_t v) { return i32Constant(builder, loc, v); };
+  if (layout.evenWordsFirst) {
+    // Word w = (col % 16) / 2 of a 16-column block moves to place
+    // (w % 2) * 4 + w / 2: bit 1 of col goes to bit 3, bits 2-3 to 1-2.
+    auto bits = [&](int64_t mask, int64_t shift, bool left) -> Value {
+      Value masked = LLVM::AndOp::create(builder, loc, col, constant(mask));
+      if (!shift)
+        return masked;
+      return left ? Value(LLVM::ShlOp::create(builder, loc, masked,
+                                              constant(shift)))
+                  : Value(LLVM::LShrOp::create(builder, loc, masked,
+                                               constant(shift)));
+    };
+    Value fixed = bits(~int64_t(15) | 1, 0, false);
+    Value odd = bits(2, 2, true), pair = bits(12, 1, false);
+    col = LLVM::OrOp::create(builder, loc, fixed,
+                             LLVM::OrOp::create(builder, loc, odd, pair));
+  }
   if (!layout.swizzle)
     return LLVM::AddOp::create(
         builder, loc,
@@ -158,7 +175,7 @@ SharedTileIndexer::SharedTileIndexer(OpBuilder &builder, Location loc,
                                      const SharedTileLayout &layout, Value lane,
                                      Value warp)
     : layout(layout) {
-  if (layout.swizzle)
+  if (layout.isPermuted())
     baseCoords = emitBaseCoords(builder, loc, type, lane, warp);
   else
     linearBase =
@@ -167,7 +184,7 @@ SharedTileIndexer::SharedTileIndexer(OpBuilder &builder, Location loc,
 
 Value SharedTileIndexer::index(OpBuilder &builder, Location loc,
                                ArrayRef<int64_t> offsets) const {
-  if (!layout.swizzle)
+  if (!layout.isPermuted())
     return LLVM::AddOp::create(
         builder, loc, linearBase,
         i32Constant(builder, loc, offsets[0] * layout.rowStride + offsets[1]));
@@ -181,7 +198,8 @@ Value SharedTileIndexer::index(OpBuilder &builder, Location loc,
 /// Calls `visit(reg, width, ptr)` for each run of `width` registers of 2-D
 /// `type` that sit contiguously at `ptr` in a tile laid out as `layout` at
 /// `base`: runs of up to 16 bytes (a swizzle moves whole 16-byte chunks, so
-/// runs stay contiguous), single elements elsewhere.
+/// runs stay contiguous; even-words-first order moves words, so runs are one
+/// word), single elements elsewhere.
 static void
 forEachSharedRun(OpBuilder &builder, Location loc, RankedTensorType type,
                  Type elemType, Value base, const SharedTileLayout &layout,
@@ -198,7 +216,8 @@ forEachSharedRun(OpBuilder &builder, Location loc, RankedTensorType type,
   if (resolved.dims.size() == 2 &&
       resolved.dims[1] == resolved.shape.size() - 1)
     vec = std::min<int64_t>({resolved.blocked.getSizePerThread().back(),
-                             16 / elemBytes, type.getDimSize(1)});
+                             (layout.evenWordsFirst ? 4 : 16) / elemBytes,
+                             type.getDimSize(1)});
   while (vec > 1 && rowStride % vec != 0)
     vec /= 2;
   for (size_t reg = 0; reg < offsets.size();) {

@@ -15,7 +15,8 @@ SharedEncodingAttr SharedBufferType::getViewEncoding() const {
   if (getSwizzle()) // panels of getRowStride() columns, one after the other
     return SharedEncodingAttr::get(getContext(), getRows() * getRowStride(),
                                    getSwizzle());
-  return SharedEncodingAttr::get(getContext(), getRowStride(), 0);
+  return SharedEncodingAttr::get(getContext(), getRowStride(), 0,
+                                 getEvenWordsFirst());
 }
 
 LogicalResult MBarrierType::verify(function_ref<InFlightDiagnostic()> emitError,
@@ -29,12 +30,16 @@ LogicalResult MBarrierType::verify(function_ref<InFlightDiagnostic()> emitError,
   return success();
 }
 
-LogicalResult
-SharedBufferType::verify(function_ref<InFlightDiagnostic()> emitError,
-                         int64_t stages, int64_t rows, int64_t cols,
-                         Type elementType, int64_t swizzle) {
+LogicalResult SharedBufferType::verify(
+    function_ref<InFlightDiagnostic()> emitError, int64_t stages, int64_t rows,
+    int64_t cols, Type elementType, int64_t swizzle, bool evenWordsFirst) {
   if (stages < 1 || rows < 1 || cols < 1)
     return emitError() << "buffer extents must be positive";
+  if (evenWordsFirst &&
+      (swizzle != 0 || !elementType.isIntOrFloat() ||
+       elementType.getIntOrFloatBitWidth() != 16 || cols % 16 != 0))
+    return emitError() << "evenWordsFirst orders the 16-column blocks of "
+                          "unswizzled 16-bit rows";
   if (swizzle == 0)
     return success();
   if (swizzle != 32 && swizzle != 64 && swizzle != 128)
@@ -84,7 +89,7 @@ static LogicalResult checkStageContents(Operation *op, RankedTensorType type,
   if (buffer.isStageTile(type))
     return success();
   if (buffer.getRows() != 1 || buffer.getSwizzle() ||
-      buffer.getCols() != type.getNumElements())
+      buffer.getEvenWordsFirst() || buffer.getCols() != type.getNumElements())
     return op->emitOpError()
            << "a tensor that is not the stage's tile needs a stage of one "
               "unswizzled row of "
@@ -109,6 +114,9 @@ LogicalResult AsyncCopyOp::verify() {
     return emitOpError() << "pointers to " << pointee
                          << " cannot fill a buffer of "
                          << buffer.getElementType();
+  if (buffer.getEvenWordsFirst())
+    return emitOpError() << "cannot fill an evenWordsFirst buffer (its "
+                            "runs are one word)";
   if (getMask() &&
       getMask().getType().getShape() != getPtr().getType().getShape())
     return emitOpError() << "mask shape must match the pointers";
@@ -135,6 +143,9 @@ LogicalResult LocalViewOp::verify() {
     return emitOpError() << "a window of a swizzled buffer starts on a panel "
                          << "(a multiple of " << buffer.getRowStride()
                          << " columns)";
+  if (buffer.getEvenWordsFirst() && column % 16 != 0)
+    return emitOpError() << "a window of an evenWordsFirst buffer starts on "
+                            "a 16-column block";
   return success();
 }
 

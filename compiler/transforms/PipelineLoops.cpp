@@ -56,13 +56,13 @@ namespace {
 /// A buffer for a [rows, cols] tile: the swizzled layout wgmma reads when
 /// every dot that reads it is a wgmma, padded rows (ldmatrix) otherwise.
 SharedBufferType bufferFor(RankedTensorType type, int64_t stages,
-                           bool warpgroupReaders) {
+                           bool warpgroupReaders, bool evenWordsFirst = false) {
   int64_t swizzle = 0;
   if (warpgroupReaders && type.getDimSize(0) % 8 == 0)
     swizzle = getWgmmaSwizzle(type.getDimSize(1));
   return SharedBufferType::get(type.getContext(), stages, type.getDimSize(0),
                                type.getDimSize(1), type.getElementType(),
-                               swizzle);
+                               swizzle, evenWordsFirst && !swizzle);
 }
 
 Value asI32(OpBuilder &b, Location loc, Value v) {
@@ -482,11 +482,18 @@ private:
   /// Dot operands defined before the loop are written to shared memory
   /// once, before it, instead of being staged on every iteration.
   void makeOperandsResident(scf::ForOp loop) {
-    // Values read by a dot that is not a wgmma keep the ldmatrix layout.
-    DenseSet<Value> readByMmaSync;
+    // Values read by a dot that is not a wgmma keep the ldmatrix layout;
+    // those read only as the a of mma.sync dots against fp8 codes of an
+    // [N, K] b (read in place) are stored in those dots' k order.
+    DenseSet<Value> readByMmaSync, readOtherwise;
     loop.getBody()->walk([&](DotOp dot) {
       if (isTensorCoreDot(dot) && !isWarpgroupDot(dot))
         readByMmaSync.insert_range(dot->getOperands().take_front(2));
+      bool againstCodes = isTensorCoreDot(dot) && !isWarpgroupDot(dot) &&
+                          hasCodesB(dot) && dot.getTransB();
+      if (!againstCodes)
+        readOtherwise.insert(dot.getA());
+      readOtherwise.insert(dot.getB());
     });
     DenseMap<Value, Value> views;
     loop.getBody()->walk([&](DotOp dot) {
@@ -507,8 +514,9 @@ private:
         if (!view) {
           OpBuilder b(loop);
           Location loc = value.getLoc();
-          SharedBufferType bufferType =
-              bufferFor(type, 1, !readByMmaSync.contains(value));
+          SharedBufferType bufferType = bufferFor(
+              type, 1, !readByMmaSync.contains(value),
+              !readOtherwise.contains(value) && type.getDimSize(1) % 16 == 0);
           Value buffer =
               LocalAllocOp::create(b, loc, bufferType, value, IntegerAttr());
           view = LocalViewOp::create(b, loc, viewTypeFor(type, bufferType),

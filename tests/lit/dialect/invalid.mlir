@@ -349,6 +349,33 @@ func.func @local_view_swizzled_panel(%s: i32) {
 
 // -----
 
+func.func @local_view_even_words_block(%q: tensor<16x64xbf16>, %s: i32) {
+  %b = tile.local_alloc %q : tensor<16x64xbf16> -> <1 x 16 x 64 x bf16, evenWordsFirst = true>
+  // expected-error @+1 {{'tile.local_view' op a window of an evenWordsFirst buffer starts on a 16-column block}}
+  %v = tile.local_view %b[%s] {column = 8 : i32} : <1 x 16 x 64 x bf16, evenWordsFirst = true> -> tensor<16x32xbf16, #tile.shared<rowStride = 72, evenWordsFirst = true>>
+  return
+}
+
+// -----
+
+func.func @local_view_even_words_encoding(%q: tensor<16x64xbf16>, %s: i32) {
+  %b = tile.local_alloc %q : tensor<16x64xbf16> -> <1 x 16 x 64 x bf16, evenWordsFirst = true>
+  // expected-error @+1 {{'tile.local_view' op result must carry #tile.shared<rowStride = 72, evenWordsFirst = true>}}
+  %v = tile.local_view %b[%s] {column = 0 : i32} : <1 x 16 x 64 x bf16, evenWordsFirst = true> -> tensor<16x64xbf16, #tile.shared<rowStride = 72>>
+  return
+}
+
+// -----
+
+func.func @async_copy_even_words(%p: tensor<16x64x!tile.ptr<bf16>>, %s: i32) {
+  %b = tile.local_alloc -> <1 x 16 x 64 x bf16, evenWordsFirst = true>
+  // expected-error @+1 {{'tile.async_copy' op cannot fill an evenWordsFirst buffer (its runs are one word)}}
+  tile.async_copy %p, %b[%s] : tensor<16x64x!tile.ptr<bf16>>, <1 x 16 x 64 x bf16, evenWordsFirst = true>
+  return
+}
+
+// -----
+
 func.func @local_view_swizzled_encoding(%s: i32) {
   %b = tile.local_alloc -> <2 x 32 x 128 x bf16, swizzle = 128>
   // expected-error @+1 {{'tile.local_view' op result must carry #tile.shared<rowStride = 2048, swizzle = 128>}}

@@ -107,6 +107,27 @@ func.func @smem_swizzle_f32(%b: !tile.smem<2 x 32 x 64 x f32, swizzle = 128>) {
 
 // -----
 
+// expected-error @+1 {{evenWordsFirst orders the 16-column blocks of unswizzled 16-bit rows}}
+func.func @smem_even_words_swizzled(%b: !tile.smem<1 x 16 x 64 x bf16, swizzle = 128, evenWordsFirst = true>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{evenWordsFirst orders the 16-column blocks of unswizzled 16-bit rows}}
+func.func @smem_even_words_codes(%b: !tile.smem<1 x 16 x 64 x f8E4M3FN, evenWordsFirst = true>) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{evenWordsFirst orders the 16-column blocks of unswizzled 16-bit rows}}
+func.func @smem_even_words_block(%b: !tile.smem<1 x 16 x 40 x bf16, evenWordsFirst = true>) {
+  return
+}
+
+// -----
+
 // expected-error @+1 {{mma layout interleave must be 1, or 2 on version 2}}
 func.func @interleaved_wgmma(%a: tensor<64x64xf32, #tile.mma<warpsPerCTA = [4, 1], version = 3, interleave = 2>>) {
   return

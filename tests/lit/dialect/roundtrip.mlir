@@ -56,6 +56,10 @@ func.func @shared_memory(%p: tensor<32x64x!tile.ptr<bf16>>, %m: tensor<32x64xi1>
   tile.async_wait 1 async_proxy
   // CHECK: tile.local_view %[[W]][%{{.*}}] {column = 64 : i32} : <2 x 32 x 128 x bf16, swizzle = 128> -> tensor<32x64xbf16, #tile.shared<rowStride = 2048, swizzle = 128>>
   %x = tile.local_view %w[%s] {column = 64 : i32} : <2 x 32 x 128 x bf16, swizzle = 128> -> tensor<32x64xbf16, #tile.shared<rowStride = 2048, swizzle = 128>>
+  // CHECK: %[[E:.*]] = tile.local_alloc %{{.*}} : tensor<16x64xbf16> -> <1 x 16 x 64 x bf16, evenWordsFirst = true>
+  %e = tile.local_alloc %q : tensor<16x64xbf16> -> <1 x 16 x 64 x bf16, evenWordsFirst = true>
+  // CHECK: tile.local_view %[[E]][%{{.*}}] {column = 16 : i32} : <1 x 16 x 64 x bf16, evenWordsFirst = true> -> tensor<16x48xbf16, #tile.shared<rowStride = 72, evenWordsFirst = true>>
+  %y = tile.local_view %e[%s] {column = 16 : i32} : <1 x 16 x 64 x bf16, evenWordsFirst = true> -> tensor<16x48xbf16, #tile.shared<rowStride = 72, evenWordsFirst = true>>
   return
 }
 

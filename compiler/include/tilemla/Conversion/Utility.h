@@ -194,17 +194,22 @@ inline bool isSharedView(Value value) {
   return type && isa_and_nonnull<SharedEncodingAttr>(type.getEncoding());
 }
 /// How a 2-D tile sits in shared memory: row-major with `rowStride`
-/// elements per row (swizzle 0), or in `swizzle`-byte panels of `rows` rows
+/// elements per row (swizzle 0; with `evenWordsFirst`, each 16-column block
+/// by words, even ones first), or in `swizzle`-byte panels of `rows` rows
 /// (see SharedBufferType).
 struct SharedTileLayout {
   int64_t rows, rowStride, swizzle;
+  bool evenWordsFirst = false;
   static SharedTileLayout of(SharedBufferType type) {
-    return {type.getRows(), type.getRowStride(), type.getSwizzle()};
+    return {type.getRows(), type.getRowStride(), type.getSwizzle(),
+            type.getEvenWordsFirst()};
   }
   /// Panels `swizzle` bytes wide for 16-bit elements.
   static SharedTileLayout swizzled(int64_t rows, int64_t swizzle) {
     return {rows, swizzle / 2, swizzle};
   }
+  /// Whether an element's place is not its row-major index.
+  bool isPermuted() const { return swizzle || evenWordsFirst; }
 };
 /// Element index of (row, col) in a tile laid out as `layout`.
 Value emitSharedIndex(OpBuilder &builder, Location loc,
@@ -221,8 +226,8 @@ public:
 
 private:
   SharedTileLayout layout;
-  Value linearBase;              // padded rows: row-major index of (0, 0)
-  SmallVector<Value> baseCoords; // swizzled: the thread's coordinates
+  Value linearBase;              // row-major: index of (0, 0)
+  SmallVector<Value> baseCoords; // permuted: the thread's coordinates
 };
 /// Writes a 2-D tensor's registers into shared memory at `base`, laid out as
 /// `layout`; contiguous register runs are stored as vectors of up to 16

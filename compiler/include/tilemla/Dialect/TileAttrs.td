@@ -157,13 +157,23 @@ def Tile_SharedEncodingAttr : AttrDef<Tile_Dialect, "SharedEncoding"> {
     With `swizzle` = 0 the window is row-major, `rowStride` elements between
     rows; with `swizzle` = 32, 64 or 128 it has the buffer's swizzled panel
     layout (see SharedBufferType) and `rowStride` is the elements between two
-    panels. Only tensor-core dots consume such tensors (as either operand):
-    mma.sync reads fragments with ldmatrix, wgmma through matrix descriptors.
+    panels; `evenWordsFirst` is the buffer's word order of the same name.
+    Only tensor-core dots consume such tensors (as either operand): mma.sync
+    reads fragments with ldmatrix, wgmma through matrix descriptors.
   }];
   let parameters = (ins "int64_t":$rowStride,
-                        DefaultValuedParameter<"int64_t", "0">:$swizzle);
-  let assemblyFormat =
-      "`<` `rowStride` `=` $rowStride (`,` `swizzle` `=` $swizzle^)? `>`";
+                        DefaultValuedParameter<"int64_t", "0">:$swizzle,
+                        DefaultValuedParameter<"bool", "false">:$evenWordsFirst);
+  let assemblyFormat = [{
+    `<` `rowStride` `=` $rowStride (`,` struct($swizzle, $evenWordsFirst)^)? `>`
+  }];
+  let skipDefaultBuilders = 1;
+  let builders = [
+    AttrBuilder<(ins "int64_t":$rowStride, CArg<"int64_t", "0">:$swizzle,
+        CArg<"bool", "false">:$evenWordsFirst), [{
+      return $_get($_ctxt, rowStride, swizzle, evenWordsFirst);
+    }]>
+  ];
 }
 
 #endif

@@ -30,14 +30,32 @@ def Tile_SharedBufferType : TypeDef<Tile_Dialect, "SharedBuffer"> {
     within a panel row r starts at r * W, and its 16-byte chunk c sits at
     chunk c ^ ((r / (128 / W)) % (W / 16)). Written by `tile.local_alloc`
     or `tile.async_copy`, read through `tile.local_view`.
+
+    `evenWordsFirst` (padded rows of 16-bit elements only) reorders each
+    16-column block of a row by words (element pairs): words 0, 2, 4, 6 of
+    the block first, then 1, 3, 5, 7. An mma.sync dot against fp8 codes read
+    in place takes k slots (2q, 2q + 1, 2q + 8, 2q + 9) from columns
+    4q .. 4q + 3; in this order a plain ldmatrix.x4 gives its a fragments in
+    the registers the instruction wants (see MmaDotOpToLLVM.cpp). Written by
+    `tile.local_alloc` with an initial value only.
   }];
   let parameters = (ins "int64_t":$stages, "int64_t":$rows, "int64_t":$cols,
                         "Type":$elementType,
-                        DefaultValuedParameter<"int64_t", "0">:$swizzle);
+                        DefaultValuedParameter<"int64_t", "0">:$swizzle,
+                        DefaultValuedParameter<"bool", "false">:$evenWordsFirst);
   let assemblyFormat = [{
     `<` $stages `x` $rows `x` $cols `x` $elementType
-        (`,` `swizzle` `=` $swizzle^)? `>`
+        (`,` struct($swizzle, $evenWordsFirst)^)? `>`
   }];
+  let skipDefaultBuilders = 1;
+  let builders = [
+    TypeBuilder<(ins "int64_t":$stages, "int64_t":$rows, "int64_t":$cols,
+        "Type":$elementType, CArg<"int64_t", "0">:$swizzle,
+        CArg<"bool", "false">:$evenWordsFirst), [{
+      return $_get($_ctxt, stages, rows, cols, elementType, swizzle,
+                   evenWordsFirst);
+    }]>
+  ];
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
     /// Padded layout: elements between the starts of two rows (cols plus

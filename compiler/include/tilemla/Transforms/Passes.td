@@ -84,7 +84,9 @@ def TilePipelineLoops : Pass<"tile-pipeline-loops", "mlir::ModuleOp"> {
     yields, and its read-only computation moves to the top of the body.
     Dot operands defined before the loop become resident in shared memory
     (`tile.local_alloc` with an initial value) and are not staged again on
-    every iteration. Buffers read only by wgmma dots (the version 3 #tile.mma
+    every iteration; one read only as the a of mma.sync dots against fp8
+    codes of an [N, K] b is stored in their k order (`evenWordsFirst`), so
+    that ldmatrix gives its fragments in place. Buffers read only by wgmma dots (the version 3 #tile.mma
     layout) get the swizzled layout its descriptors read, and the wait
     fences the async proxy; buffers read only by mma.sync dots keep padded
     rows; a load read by both kinds is left alone.
