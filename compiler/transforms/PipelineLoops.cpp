@@ -54,7 +54,8 @@ using namespace mlir::tile;
 
 namespace {
 /// A buffer for a [rows, cols] tile: the swizzled layout wgmma reads when
-/// every dot that reads it is a wgmma, padded rows (ldmatrix) otherwise.
+/// every dot that reads it is a wgmma, padded rows (ldmatrix) otherwise, in
+/// even-words-first order if asked (the k order of dots against fp8 codes).
 SharedBufferType bufferFor(RankedTensorType type, int64_t stages,
                            bool warpgroupReaders, bool evenWordsFirst = false) {
   int64_t swizzle = 0;
