@@ -36,8 +36,8 @@ def Tile_SharedBufferType : TypeDef<Tile_Dialect, "SharedBuffer"> {
     the block first, then 1, 3, 5, 7. An mma.sync dot against fp8 codes read
     in place takes k slots (2q, 2q + 1, 2q + 8, 2q + 9) from columns
     4q .. 4q + 3; in this order a plain ldmatrix.x4 gives its a fragments in
-    the registers the instruction wants (see MmaDotOpToLLVM.cpp). Written by
-    `tile.local_alloc` with an initial value only.
+    the registers the instruction wants (see MmaDotOpToLLVM.cpp). Not filled
+    by `tile.async_copy` (its runs would be one word).
   }];
   let parameters = (ins "int64_t":$stages, "int64_t":$rows, "int64_t":$cols,
                         "Type":$elementType,
