@@ -44,8 +44,21 @@ void initializeNVPTX() {
   });
 }
 
+/// The PTX version `module` is emitted at: the target's, or 8.4 where it
+/// calls mma.sync's fp8 forms (the first version that describes them).
+unsigned ptxVersionFor(const Module *module, const GpuTarget &gpu) {
+  if (module)
+    for (const Function &function : *module) {
+      StringRef name = function.getName();
+      if (function.isIntrinsic() && name.starts_with("llvm.nvvm.mma.") &&
+          (name.contains("e4m3") || name.contains("e5m2")))
+        return std::max(gpu.ptxVersion(), 84u);
+    }
+  return gpu.ptxVersion();
+}
+
 Expected<std::unique_ptr<TargetMachine>>
-createTargetMachine(const GpuTarget &gpu) {
+createTargetMachine(const GpuTarget &gpu, const Module *module = nullptr) {
   initializeNVPTX();
   Triple triple(kTriple);
   std::string error;
@@ -53,7 +66,7 @@ createTargetMachine(const GpuTarget &gpu) {
   if (!target)
     return createStringError(inconvertibleErrorCode(),
                              "NVPTX target unavailable: " + error);
-  std::string features = "+ptx" + std::to_string(gpu.ptxVersion());
+  std::string features = "+ptx" + std::to_string(ptxVersionFor(module, gpu));
   TargetOptions options;
   // Default, not Aggressive: Aggressive only swaps NVPTX's two EarlyCSE runs
   // for GVN after the O3 pipeline has run; measured on 15 kernels (MLA,
@@ -92,7 +105,7 @@ Expected<std::unique_ptr<Module>> translateToLLVMIR(mlir::ModuleOp module,
 }
 
 Error optimizeLLVMIR(Module &module, const GpuTarget &target) {
-  auto machine = createTargetMachine(target);
+  auto machine = createTargetMachine(target, &module);
   if (!machine)
     return machine.takeError();
   LoopAnalysisManager loops;
@@ -121,7 +134,7 @@ Error optimizeLLVMIR(Module &module, const GpuTarget &target) {
 }
 
 Expected<std::string> emitPTX(Module &module, const GpuTarget &target) {
-  auto machine = createTargetMachine(target);
+  auto machine = createTargetMachine(target, &module);
   if (!machine)
     return machine.takeError();
   std::string ptx;

@@ -26,6 +26,12 @@ struct FMADotOpConversion : TargetPattern<DotOp> {
       return rewriter.notifyMatchFailure(op, "only distributed layouts");
     if (op.isAsync())
       return rewriter.notifyMatchFailure(op, "an asynchronous dot is a wgmma");
+    // fp8 values are bytes here; only the tensor cores multiply them.
+    if (isFp8Dot(op))
+      return op.emitOpError(
+          "multiplies fp8 by fp8, which runs only on the tensor cores "
+          "(sm_89 or newer, whole 16x8x32 tiles): widen the operands with "
+          ".to() for this target or shape");
     Location loc = op.getLoc();
     int64_t m = aType.getDimSize(0), k = aType.getDimSize(1),
             n = accType.getDimSize(1);

@@ -1,12 +1,17 @@
 //===- MmaDotOpToLLVM.cpp - dot on the tensor cores (mma.sync) ------------===//
 //
 // f16/bf16 dots whose accumulator carries the #tile.mma layout run on
-// mma.sync.m16n8k16 (sm_80 and later). Operands in registers are staged in
-// shared memory (operands already there, `#tile.shared` views of a pipelined
-// buffer, are read in place), row-major with rows padded by 16 bytes so that
-// the eight 16-byte rows one ldmatrix phase reads fall into distinct bank
-// groups; fragments come back with ldmatrix (.trans for a [K, N] b, plain for a
-// transposed [N, K] b, whose rows are the instruction's "col" layout already).
+// mma.sync.m16n8k16 (sm_80 and later), fp8 ones (a and b of one format) on
+// mma.sync.m16n8k32 (sm_89 and later), whose fragments hold four codes a
+// register where the 16-bit ones hold two elements: for a and an [N, K] b
+// the same ldmatrix reads give them, a row being 16 codes and a k step 32
+// deep; a [K, N] b fills the interleaved accumulator (below). Operands in
+// registers are staged in shared memory (operands already there, `#tile.shared`
+// views of a pipelined buffer, are read in place), row-major with rows padded
+// by 16 bytes so that the eight 16-byte rows one ldmatrix phase reads fall into
+// distinct bank groups; fragments come back with ldmatrix (.trans for a [K, N]
+// b, plain for a transposed [N, K] b, whose rows are the instruction's "col"
+// layout already).
 //
 // The accumulator's register rows 2t and 2t + 1 are the instruction tile's
 // row halves and each pair of register columns one 8-column tile (see
@@ -33,8 +38,11 @@ using namespace mlir;
 using namespace mlir::tile;
 
 namespace {
-/// Padding added to every staged row: 8 b16 elements (16 bytes).
-constexpr int64_t kRowPad = 8;
+/// Elements of `element` in 16 bytes: one ldmatrix row, and the padding
+/// added to every staged row.
+int64_t elementsIn16Bytes(Type element) {
+  return 16 / getSharedElementBytes(element);
+}
 
 /// Where one warp's fragments sit in the staged operands.
 struct WarpTiles {
@@ -93,6 +101,24 @@ Value widenCodes(OpBuilder &b, Location loc, Value pair, Type codeType,
   return LLVM::BitcastOp::create(b, loc, b.getI32Type(), widened);
 }
 
+/// mma.sync.m16n8k32.row.col.f32 on fp8 fragments (four words of a, two
+/// of b, four codes each) accumulating onto `acc`. The NVVM dialect's op
+/// does not take fp8 types: the intrinsic is called by name (PTX 8.4,
+/// which the backend then emits).
+Value emitFp8Mma(OpBuilder &b, Location loc, Type accStruct, Type codeType,
+                 ArrayRef<Value> a, ArrayRef<Value> bWords,
+                 ArrayRef<Value> acc) {
+  std::string name = isa<Float8E5M2Type>(codeType)
+                         ? "llvm.nvvm.mma.m16n8k32.row.col.f32.e5m2.e5m2.f32"
+                         : "llvm.nvvm.mma.m16n8k32.row.col.f32.e4m3.e4m3.f32";
+  SmallVector<Value> operands(a);
+  operands.append(bWords.begin(), bWords.end());
+  operands.append(acc.begin(), acc.end());
+  return LLVM::CallIntrinsicOp::create(b, loc, accStruct, b.getStringAttr(name),
+                                       operands)
+      .getResult(0);
+}
+
 /// A word's two i16 halves, low first.
 std::pair<Value, Value> halvesOf(OpBuilder &b, Location loc, Value word) {
   Type i16 = b.getIntegerType(16);
@@ -110,6 +136,26 @@ Value pickBytes(OpBuilder &b, Location loc, Value x, Value y, int32_t first) {
       LLVM::BitcastOp::create(b, loc, bytes, y),
       ArrayRef<int32_t>{first, first + 2, first + 4, first + 6});
   return LLVM::BitcastOp::create(b, loc, b.getI32Type(), shuffled);
+}
+
+/// The dot that `op` hands its whole result to as the accumulator and that
+/// multiplies another a by the same b, read from shared memory like op's
+/// (q's two e4m3 terms against one tile of codes): both are lowered as one,
+/// each k step reading b's fragments once for both a's. Null if none.
+DotOp fusedPartner(DotOp op) {
+  if (!op.getResult().hasOneUse())
+    return {};
+  auto partner = dyn_cast<DotOp>(*op.getResult().getUsers().begin());
+  if (!partner || partner.getAcc() != op.getResult() ||
+      partner.getB() != op.getB() || partner.getTransB() != op.getTransB() ||
+      partner.getA().getType() != op.getA().getType() ||
+      partner.getAccType() != op.getAccType() || !isSharedView(op.getA()) ||
+      !isSharedView(op.getB()))
+    return {};
+  // partner's a must be there already where op is lowered.
+  Operation *def = partner.getA().getDefiningOp();
+  Operation *user = def ? def->getBlock()->findAncestorOpInBlock(*op) : nullptr;
+  return user && def->isBeforeInBlock(user) ? partner : DotOp();
 }
 
 /// Benefit 2: tried before the FMA dot lowering.
@@ -144,7 +190,8 @@ struct MmaDotOpConversion : TargetPattern<DotOp> {
     // fp8 codes read in place (hasCodesB): [N, K] (scores) or, with an
     // interleaved accumulator, [K, N] (p . v). See the file comment.
     bool codes = hasCodesB(op), interleaved = mma.isInterleaved();
-    if (interleaved && (!codes || transB))
+    bool fp8 = isFp8Dot(op);
+    if (interleaved && (!(codes || fp8) || transB))
       return op.emitOpError(
           "an interleaved accumulator is filled from fp8 codes of a [K, N] b "
           "read in place");
@@ -153,11 +200,12 @@ struct MmaDotOpConversion : TargetPattern<DotOp> {
       auto shared = dyn_cast_or_null<SharedEncodingAttr>(type.getEncoding());
       return shared && shared.getEvenWordsFirst();
     };
-    if (wordOrdered(bType) || (wordOrdered(aType) && !(codes && transB)))
+    bool codeOrderedA = takesCodeOrderedA(op);
+    if (wordOrdered(bType) || (wordOrdered(aType) && !codeOrderedA))
       return op.emitOpError("reads an even-words-first tile only as the a of "
                             "a dot against fp8 codes of an [N, K] b");
     // a's columns 4q .. 4q + 3 as two 8-byte loads (see the file comment).
-    bool aByWords = codes && transB && !wordOrdered(aType);
+    bool aByWords = codeOrderedA && !wordOrdered(aType);
 
     auto [lane, warp] = getLaneAndWarp(rewriter, loc);
     // Warps are numbered along N fastest (row-major, as blocked layouts);
@@ -176,8 +224,11 @@ struct MmaDotOpConversion : TargetPattern<DotOp> {
     tiles.col0 = wrap(mul(rewriter, loc, warpN, interleaved ? 16 : 8), tiles.n);
 
     // Operands in registers are staged row-major with padded rows; views
-    // (#tile.shared) are read where they are.
+    // (#tile.shared) are read where they are. An ldmatrix row is 16 bytes:
+    // 8 16-bit elements, or 16 fp8 ones, whose k step is 32 deep.
     Type inType = getTypeConverter()->convertType(aType.getElementType());
+    int64_t rowElements = elementsIn16Bytes(aType.getElementType());
+    int64_t kDepth = 2 * rowElements;
     Value shared, bShared;
     int64_t aStride, bStride;
     if (aInShared) {
@@ -185,7 +236,7 @@ struct MmaDotOpConversion : TargetPattern<DotOp> {
       aStride = cast<SharedEncodingAttr>(aType.getEncoding()).getRowStride();
     } else {
       shared = getSharedBase(rewriter, loc, op);
-      aStride = tiles.k + kRowPad;
+      aStride = tiles.k + rowElements;
     }
     if (bInShared) {
       bShared = adaptor.getB();
@@ -202,7 +253,7 @@ struct MmaDotOpConversion : TargetPattern<DotOp> {
       bShared = sharedElementPtr(
           rewriter, loc, getSharedBase(rewriter, loc, op), rewriter.getI8Type(),
           i32Constant(rewriter, loc, bOffset.getInt()));
-      bStride = (transB ? tiles.k : tiles.n) + kRowPad;
+      bStride = (transB ? tiles.k : tiles.n) + rowElements;
     }
     bool stageB =
         !bInShared &&
@@ -238,49 +289,97 @@ struct MmaDotOpConversion : TargetPattern<DotOp> {
     NVVM::MMATypes ptxType =
         isBF16 ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16;
 
-    // One k step (16 deep) into one set of accumulators. `kStep` may be a
-    // loop variable.
+    // a's of the k steps: op's, then a fused partner's (fusedPartner).
+    DotOp partner = fusedPartner(op);
+    SmallVector<Value> aBases = {shared};
+    if (partner)
+      aBases.push_back(rewriter.getRemappedValue(partner.getA()));
+
+    // One k step (kDepth deep) into one set of accumulators. `kStep` may be
+    // a loop variable.
     auto emitKStep = [&](OpBuilder &b, Value kStep, SmallVector<Value> &acc) {
-      Value kOffset = mul(b, loc, kStep, 16);
-      // A fragments: matrix j holds row half j % 2 and k half j / 2 of
-      // instruction tile t (a0a1, a2a3, a4a5, a6a7).
-      SmallVector<SmallVector<Value>> aFrags;
-      for (int64_t t = 0; t < (aByWords ? tiles.mTiles : 0); ++t) {
-        // Against codes, slots (2q, 2q + 1) and (2q + 8, 2q + 9) of a k step
-        // are its columns 4q .. 4q + 3 (q = lane % 4), in a's fragments as
-        // in b's: two 8-byte reads per tile, rows g and g + 8.
-        Value g = LLVM::LShrOp::create(b, loc, lane, i32Constant(b, loc, 2));
-        Value quad = LLVM::AndOp::create(b, loc, lane, i32Constant(b, loc, 3));
-        Value col = add(b, loc, kOffset, mul(b, loc, quad, 4));
-        Value row =
-            add(b, loc, add(b, loc, tiles.row0, g), 2 * t * 8 * tiles.wm);
-        SmallVector<Value> halves[2];
-        for (int h = 0; h < 2; ++h) {
-          Value r = add(b, loc, row, h * 8 * tiles.wm);
-          Value index = add(b, loc, mul(b, loc, r, aStride), col);
-          Value pair = LLVM::LoadOp::create(
-              b, loc, VectorType::get({2}, b.getI32Type()),
-              sharedElementPtr(b, loc, shared, inType, index),
-              /*alignment=*/aStride % 4 == 0 ? 8 : 4);
-          for (int64_t e = 0; e < 2; ++e)
-            halves[h].push_back(LLVM::ExtractElementOp::create(
-                b, loc, pair, i32Constant(b, loc, e)));
+      Value kOffset = mul(b, loc, kStep, kDepth);
+      // A fragments, aFrags[a][t]: matrix j holds row half j % 2 and k half
+      // j / 2 of instruction tile t (a0a1, a2a3, a4a5, a6a7).
+      SmallVector<SmallVector<SmallVector<Value>>> aFragsOf;
+      for (Value shared : aBases) {
+        SmallVector<SmallVector<Value>> &aFrags = aFragsOf.emplace_back();
+        for (int64_t t = 0; t < (aByWords ? tiles.mTiles : 0); ++t) {
+          // Against codes, slots (2q, 2q + 1) and (2q + 8, 2q + 9) of a k step
+          // are its columns 4q .. 4q + 3 (q = lane % 4), in a's fragments as
+          // in b's: two 8-byte reads per tile, rows g and g + 8.
+          Value g = LLVM::LShrOp::create(b, loc, lane, i32Constant(b, loc, 2));
+          Value quad =
+              LLVM::AndOp::create(b, loc, lane, i32Constant(b, loc, 3));
+          Value col = add(b, loc, kOffset, mul(b, loc, quad, 4));
+          Value row =
+              add(b, loc, add(b, loc, tiles.row0, g), 2 * t * 8 * tiles.wm);
+          SmallVector<Value> halves[2];
+          for (int h = 0; h < 2; ++h) {
+            Value r = add(b, loc, row, h * 8 * tiles.wm);
+            Value index = add(b, loc, mul(b, loc, r, aStride), col);
+            Value pair = LLVM::LoadOp::create(
+                b, loc, VectorType::get({2}, b.getI32Type()),
+                sharedElementPtr(b, loc, shared, inType, index),
+                /*alignment=*/aStride % 4 == 0 ? 8 : 4);
+            for (int64_t e = 0; e < 2; ++e)
+              halves[h].push_back(LLVM::ExtractElementOp::create(
+                  b, loc, pair, i32Constant(b, loc, e)));
+          }
+          aFrags.push_back(
+              {halves[0][0], halves[1][0], halves[0][1], halves[1][1]});
         }
-        aFrags.push_back(
-            {halves[0][0], halves[1][0], halves[0][1], halves[1][1]});
+        for (int64_t t = 0; t < (aByWords ? 0 : tiles.mTiles); ++t) {
+          Value row = add(b, loc, add(b, loc, tiles.row0, laneRow),
+                          mul(b, loc, matrixLow, 8 * tiles.wm));
+          row = add(b, loc, row, 2 * t * 8 * tiles.wm);
+          Value col =
+              add(b, loc, mul(b, loc, matrixHigh, rowElements), kOffset);
+          Value index = add(b, loc, mul(b, loc, row, aStride), col);
+          aFrags.push_back(loadMatrices(
+              b, loc, sharedElementPtr(b, loc, shared, inType, index), 4,
+              /*transposed=*/false));
+        }
       }
-      for (int64_t t = 0; t < (aByWords ? 0 : tiles.mTiles); ++t) {
-        Value row = add(b, loc, add(b, loc, tiles.row0, laneRow),
-                        mul(b, loc, matrixLow, 8 * tiles.wm));
-        row = add(b, loc, row, 2 * t * 8 * tiles.wm);
-        Value col = add(b, loc, mul(b, loc, matrixHigh, 8), kOffset);
-        Value index = add(b, loc, mul(b, loc, row, aStride), col);
-        aFrags.push_back(loadMatrices(
-            b, loc, sharedElementPtr(b, loc, shared, inType, index), 4,
-            /*transposed=*/false));
-      }
-      // B fragments: matrix j holds k half j % 2 of n tile c + j / 2.
+      // One mma.sync of a `i`'s m tile t and n tile c (fragments in
+      // bFrags[c]).
       SmallVector<SmallVector<Value>> bFrags;
+      auto asFragment = [&](Value word) -> Value {
+        return isBF16 || fp8 ? word
+                             : LLVM::BitcastOp::create(b, loc, fragType, word);
+      };
+      auto mmaAt = [&](size_t i, int64_t t, int64_t c) {
+        SmallVector<Value> aWords;
+        for (Value word : aFragsOf[i][t])
+          aWords.push_back(asFragment(word));
+        SmallVector<Value> bWords = {asFragment(bFrags[c][0]),
+                                     asFragment(bFrags[c][1])};
+        // Interleaved: the even tile of block c / 2 holds its registers
+        // 0 and 2, the odd tile 1 and 3.
+        int64_t column = interleaved ? 4 * (c / 2) + c % 2 : 2 * c;
+        int64_t step = interleaved ? 2 : 1;
+        int64_t top = 2 * t * accCols + column, bottom = top + accCols;
+        SmallVector<Value> d = {acc[top], acc[top + step], acc[bottom],
+                                acc[bottom + step]};
+        Value result =
+            fp8 ? emitFp8Mma(b, loc, accStruct, aType.getElementType(), aWords,
+                             bWords, d)
+                : NVVM::MmaOp::create(
+                      b, loc, accStruct, aWords, bWords, d, {16, 8, 16},
+                      /*b1Op=*/std::nullopt, /*intOverflow=*/std::nullopt,
+                      std::array<NVVM::MMATypes, 2>{ptxType, ptxType},
+                      std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                                     NVVM::MMALayout::col});
+        SmallVector<Value> out = unpackStruct(b, loc, result);
+        acc[top] = out[0];
+        acc[top + step] = out[1];
+        acc[bottom] = out[2];
+        acc[bottom + step] = out[3];
+      };
+      // fp8 [K, N]: each block's mma.sync right after its fragments, so
+      // that they are not all live at once (a k step spans all of b).
+      bool mmaPerBlock = fp8 && !transB;
+      // B fragments: matrix j holds k half j % 2 of n tile c + j / 2.
       Type i8 = b.getI8Type();
       auto widenWord = [&](Value word) -> SmallVector<Value> {
         auto [low, high] = halvesOf(b, loc, word);
@@ -331,12 +430,43 @@ struct MmaDotOpConversion : TargetPattern<DotOp> {
         }
         p += count / 2;
       }
-      for (int64_t c = 0; !codes && c < tiles.nTiles; c += 2) {
+      // fp8, [K, N], interleaved: for each 16-column block, matrices X0,
+      // Y0, X1, Y1 transposed, whose row i is token 4 (i / 2) + i % 2 (X)
+      // or that + 2 (Y), + 16 for X1, Y1: lane (g, q) gets tokens 4q,
+      // 4q + 1 from X and 4q + 2, 4q + 3 from Y, each with columns 2g and
+      // 2g + 1. Bytes 0 and 2 of X and Y are b0 of the even tile (column
+      // 2g), bytes 1 and 3 the odd tile's; X1 and Y1 give b1.
+      for (int64_t p = 0; fp8 && !transB && p < tiles.nTiles / 2; ++p) {
+        Value pairOfRows =
+            LLVM::LShrOp::create(b, loc, laneRow, i32Constant(b, loc, 1));
+        Value rowInPair =
+            LLVM::AndOp::create(b, loc, laneRow, i32Constant(b, loc, 1));
+        Value token =
+            add(b, loc, mul(b, loc, matrixHigh, 16),
+                add(b, loc, mul(b, loc, pairOfRows, 4),
+                    add(b, loc, mul(b, loc, matrixLow, 2), rowInPair)));
+        Value column =
+            add(b, loc, tiles.col0, i32Constant(b, loc, p * 16 * tiles.wn));
+        Value index = add(
+            b, loc, mul(b, loc, add(b, loc, token, kOffset), bStride), column);
+        SmallVector<Value> words =
+            loadMatrices(b, loc, sharedElementPtr(b, loc, bShared, i8, index),
+                         4, /*transposed=*/true);
+        for (int32_t first : {0, 1}) {
+          bFrags.push_back({pickBytes(b, loc, words[0], words[1], first),
+                            pickBytes(b, loc, words[2], words[3], first)});
+          for (size_t i = 0; i < aBases.size(); ++i)
+            for (int64_t t = 0; t < tiles.mTiles; ++t)
+              mmaAt(i, t, 2 * p + first);
+        }
+      }
+      for (int64_t c = 0; !codes && !(fp8 && !transB) && c < tiles.nTiles;
+           c += 2) {
         int count = c + 1 < tiles.nTiles ? 4 : 2;
         Value nTile = count == 4 ? matrixHigh : i32Constant(b, loc, 0);
         Value n = add(b, loc, tiles.col0, mul(b, loc, nTile, 8 * tiles.wn));
         n = add(b, loc, n, c * 8 * tiles.wn);
-        Value kRow = add(b, loc, mul(b, loc, matrixLow, 8), kOffset);
+        Value kRow = add(b, loc, mul(b, loc, matrixLow, rowElements), kOffset);
         Value index;
         if (transB) // b is [N, K]: rows are n, 8 contiguous k per row.
           index =
@@ -351,44 +481,19 @@ struct MmaDotOpConversion : TargetPattern<DotOp> {
         if (count == 4)
           bFrags.push_back({words[2], words[3]});
       }
-      auto asFragment = [&](Value word) -> Value {
-        return isBF16 ? word : LLVM::BitcastOp::create(b, loc, fragType, word);
-      };
-      for (int64_t t = 0; t < tiles.mTiles; ++t) {
-        SmallVector<Value> aWords;
-        for (Value word : aFrags[t])
-          aWords.push_back(asFragment(word));
-        for (int64_t c = 0; c < tiles.nTiles; ++c) {
-          SmallVector<Value> bWords = {asFragment(bFrags[c][0]),
-                                       asFragment(bFrags[c][1])};
-          // Interleaved: the even tile of block c / 2 holds its registers
-          // 0 and 2, the odd tile 1 and 3.
-          int64_t column = interleaved ? 4 * (c / 2) + c % 2 : 2 * c;
-          int64_t step = interleaved ? 2 : 1;
-          int64_t top = 2 * t * accCols + column, bottom = top + accCols;
-          SmallVector<Value> d = {acc[top], acc[top + step], acc[bottom],
-                                  acc[bottom + step]};
-          Value result = NVVM::MmaOp::create(
-              b, loc, accStruct, aWords, bWords, d, {16, 8, 16},
-              /*b1Op=*/std::nullopt, /*intOverflow=*/std::nullopt,
-              std::array<NVVM::MMATypes, 2>{ptxType, ptxType},
-              std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
-                                             NVVM::MMALayout::col});
-          SmallVector<Value> out = unpackStruct(b, loc, result);
-          acc[top] = out[0];
-          acc[top + step] = out[1];
-          acc[bottom] = out[2];
-          acc[bottom + step] = out[3];
-        }
-      }
+      for (size_t i = 0; i < aBases.size(); ++i)
+        for (int64_t t = 0; t < tiles.mTiles; ++t)
+          for (int64_t c = 0; c < tiles.nTiles && !mmaPerBlock; ++c)
+            mmaAt(i, t, c);
     };
 
     // Few instruction tiles per warp make each k step one short dependent
     // chain of mma.sync: interleave up to 4 accumulator sets over the k
     // steps and add them at the end. Long k runs become a loop (rolled code
     // keeps ptxas fast), a group of `chains` k steps per iteration.
-    int64_t kSteps = tiles.k / 16;
-    int64_t chains = std::max<int64_t>(1, 4 / (tiles.mTiles * tiles.nTiles));
+    int64_t kSteps = tiles.k / kDepth;
+    int64_t chains = std::max<int64_t>(
+        1, 4 / (tiles.mTiles * tiles.nTiles * int64_t(aBases.size())));
     while (kSteps % chains != 0)
       chains /= 2;
     SmallVector<SmallVector<Value>> sets(chains);
@@ -433,18 +538,22 @@ struct MmaDotOpConversion : TargetPattern<DotOp> {
     for (int64_t i = 1; i < chains; ++i)
       for (auto [sum, part] : llvm::zip(acc, sets[i]))
         sum = LLVM::FAddOp::create(rewriter, loc, sum, part);
-    rewriter.replaceOp(op, packStruct(rewriter, loc,
-                                      getTypeConverter()->convertType(accType),
-                                      acc));
+    Value result = packStruct(rewriter, loc,
+                              getTypeConverter()->convertType(accType), acc);
+    if (partner)
+      rewriter.replaceOp(partner, result);
+    rewriter.replaceOp(op, result);
     return success();
   }
 };
 } // namespace
 
-/// Bytes of a 2-D b16 tensor staged row-major with padded rows.
+/// Bytes of a 2-D tensor staged row-major with rows padded by 16 bytes.
 static unsigned stagedBytes(RankedTensorType type) {
-  return unsigned(type.getDimSize(0) * (type.getDimSize(1) + kRowPad) *
-                  getSharedElementBytes(type.getElementType()));
+  Type element = type.getElementType();
+  return unsigned(type.getDimSize(0) *
+                  (type.getDimSize(1) + elementsIn16Bytes(element)) *
+                  getSharedElementBytes(element));
 }
 
 unsigned mlir::tile::getMmaDotStagedABytes(DotOp op) {

@@ -128,20 +128,18 @@ Value mlir::tile::emitSharedIndex(OpBuilder &builder, Location loc,
   auto constant = [&](int64_t v) { return i32Constant(builder, loc, v); };
   if (layout.evenWordsFirst) {
     // Word w = (col % 16) / 2 of a 16-column block moves to place
-    // (w % 2) * 4 + w / 2: bit 1 of col goes to bit 3, bits 2-3 to 1-2.
-    auto bits = [&](int64_t mask, int64_t shift, bool left) -> Value {
-      Value masked = LLVM::AndOp::create(builder, loc, col, constant(mask));
-      if (!shift)
-        return masked;
-      return left ? Value(LLVM::ShlOp::create(builder, loc, masked,
-                                              constant(shift)))
-                  : Value(LLVM::LShrOp::create(builder, loc, masked,
-                                               constant(shift)));
+    // (w % 2) * 4 + w / 2: bit 1 of col goes to bit 3, bits 2-3 to bits
+    // 1-2; bit 0 (the element in its word) and the block stay.
+    auto masked = [&](int64_t mask) {
+      return LLVM::AndOp::create(builder, loc, col, constant(mask));
     };
-    Value fixed = bits(~int64_t(15) | 1, 0, false);
-    Value odd = bits(2, 2, true), pair = bits(12, 1, false);
-    col = LLVM::OrOp::create(builder, loc, fixed,
-                             LLVM::OrOp::create(builder, loc, odd, pair));
+    Value kept = masked(~int64_t(14));
+    Value oddWord = LLVM::ShlOp::create(builder, loc, masked(2), constant(2));
+    Value wordPair =
+        LLVM::LShrOp::create(builder, loc, masked(12), constant(1));
+    col =
+        LLVM::OrOp::create(builder, loc, kept,
+                           LLVM::OrOp::create(builder, loc, oddWord, wordPair));
   }
   if (!layout.swizzle)
     return LLVM::AddOp::create(

@@ -408,12 +408,19 @@ int64_t mlir::tile::getWgmmaSwizzle(int64_t cols) {
 bool mlir::tile::isMmaCompatibleDot(DotOp op, MmaEncodingAttr mma) {
   RankedTensorType aType = op.getA().getType(), accType = op.getAccType();
   Type element = aType.getElementType();
-  if (!element.isBF16() && !element.isF16())
+  // fp8 a and b (one format, sm_89+): mma.sync.m16n8k32, against an [N, K]
+  // b (whose rows are the instruction's "col" layout) or into the
+  // interleaved accumulator from a [K, N] one (byte permutes of transposed
+  // reads).
+  bool fp8 = isFp8Dot(op);
+  if (!element.isBF16() && !element.isF16() && !fp8)
+    return false;
+  if (fp8 && (mma.isWarpgroup() || mma.isInterleaved() == op.getTransB()))
     return false;
   int64_t m = accType.getDimSize(0), n = accType.getDimSize(1),
           k = aType.getDimSize(1);
   int64_t wm = mma.getWarpsPerCTA()[0], wn = mma.getWarpsPerCTA()[1];
-  if (k % 16 != 0)
+  if (k % (fp8 ? 32 : 16) != 0)
     return false;
   if (mma.isWarpgroup()) {
     // One m64nNk16 per warpgroup: 16 rows per warp along M, a column block
@@ -448,6 +455,16 @@ bool mlir::tile::isTensorCoreDot(Operation *op) {
 bool mlir::tile::isWarpgroupDot(Operation *op) {
   MmaEncodingAttr mma = getTensorCoreLayout(op);
   return mma && mma.isWarpgroup();
+}
+
+bool mlir::tile::isFp8Dot(DotOp op) {
+  return isa<Float8E4M3FNType, Float8E5M2Type>(
+      op.getA().getType().getElementType());
+}
+
+bool mlir::tile::takesCodeOrderedA(DotOp op) {
+  return isTensorCoreDot(op) && !isWarpgroupDot(op) && hasCodesB(op) &&
+         op.getTransB();
 }
 
 SmallVector<std::pair<DotOp, unsigned>>
@@ -567,7 +584,9 @@ MmaEncodingAttr mlir::tile::getMmaLayoutForDot(DotOp op, unsigned numWarps,
       wn *= 2;
   }
   unsigned warps[] = {wm, wn};
-  auto mma = MmaEncodingAttr::get(op.getContext(), warps, 2, -1, 1);
+  // An fp8 dot's [K, N] b fills the interleaved accumulator.
+  int64_t interleave = isFp8Dot(op) && !op.getTransB() ? 2 : 1;
+  auto mma = MmaEncodingAttr::get(op.getContext(), warps, 2, -1, interleave);
   return isMmaCompatibleDot(op, mma) ? mma : MmaEncodingAttr();
 }
 

@@ -50,6 +50,7 @@ void buildTileGPUPipeline(OpPassManager &pm, unsigned numWarps,
   options.warpgroups = target.hasWgmma();
   options.ownNarrowDots = target.hasWgmma();
   options.fp8InPlace = target.hasFp8Conversions();
+  options.fp8Dots = target.hasFp8Dots();
   pm.addPass(tile::createTileAssignLayouts(options));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

@@ -86,7 +86,7 @@ private:
 
   /// The accumulator layout `dot` gets: tensor cores where the dot fits.
   DistributedLayoutAttr dotLayout(DotOp dot) {
-    if (tensorCores)
+    if (tensorCores && (fp8Dots || !isFp8Dot(dot)))
       if (MmaEncodingAttr mma = dotPlan->layoutFor(dot)) {
         if (fp8InPlace && !mma.isWarpgroup() && readsCodesInPlace(dot)) {
           auto interleaved = MmaEncodingAttr::get(

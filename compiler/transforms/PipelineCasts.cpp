@@ -45,8 +45,10 @@ std::optional<SmallVector<Operation *>> tile::castsToDots(LoadOp load) {
     casts.push_back(user);
     value = user->getResult(0);
   }
+  // 16-bit tiles, or fp8 ones read as they are (by fp8 x fp8 dots).
   auto type = cast<RankedTensorType>(value.getType());
-  if (type.getElementType().getIntOrFloatBitWidth() != 16 ||
+  if ((type.getElementType().getIntOrFloatBitWidth() != 16 &&
+       !isa<Float8E4M3FNType, Float8E5M2Type>(type.getElementType())) ||
       !llvm::all_of(value.getUsers(), isTensorCoreDot))
     return std::nullopt;
   if (llvm::any_of(value.getUsers(), isWarpgroupDot) &&

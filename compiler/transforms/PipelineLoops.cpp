@@ -54,16 +54,21 @@ using namespace mlir::tile;
 
 namespace {
 /// A buffer for a [rows, cols] tile: the swizzled layout wgmma reads when
-/// every dot that reads it is a wgmma, padded rows (ldmatrix) otherwise, in
-/// even-words-first order if asked (the k order of dots against fp8 codes).
+/// every dot that reads it is a wgmma, padded rows (ldmatrix) otherwise. A
+/// tile read only as the a of dots against fp8 codes (`codeOrderedReaders`)
+/// is stored in their k order (even words first) where that order applies:
+/// unswizzled rows of whole 16-column blocks.
 SharedBufferType bufferFor(RankedTensorType type, int64_t stages,
-                           bool warpgroupReaders, bool evenWordsFirst = false) {
+                           bool warpgroupReaders,
+                           bool codeOrderedReaders = false) {
+  int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
   int64_t swizzle = 0;
-  if (warpgroupReaders && type.getDimSize(0) % 8 == 0)
-    swizzle = getWgmmaSwizzle(type.getDimSize(1));
-  return SharedBufferType::get(type.getContext(), stages, type.getDimSize(0),
-                               type.getDimSize(1), type.getElementType(),
-                               swizzle, evenWordsFirst && !swizzle);
+  if (warpgroupReaders && rows % 8 == 0)
+    swizzle = getWgmmaSwizzle(cols);
+  bool evenWordsFirst = codeOrderedReaders && !swizzle && cols % 16 == 0 &&
+                        type.getElementType().getIntOrFloatBitWidth() == 16;
+  return SharedBufferType::get(type.getContext(), stages, rows, cols,
+                               type.getElementType(), swizzle, evenWordsFirst);
 }
 
 Value asI32(OpBuilder &b, Location loc, Value v) {
@@ -484,15 +489,13 @@ private:
   /// once, before it, instead of being staged on every iteration.
   void makeOperandsResident(scf::ForOp loop) {
     // Values read by a dot that is not a wgmma keep the ldmatrix layout;
-    // those read only as the a of mma.sync dots against fp8 codes of an
-    // [N, K] b (read in place) are stored in those dots' k order.
+    // those read only as the a of dots against fp8 codes are stored in
+    // those dots' k order.
     DenseSet<Value> readByMmaSync, readOtherwise;
     loop.getBody()->walk([&](DotOp dot) {
       if (isTensorCoreDot(dot) && !isWarpgroupDot(dot))
         readByMmaSync.insert_range(dot->getOperands().take_front(2));
-      bool againstCodes = isTensorCoreDot(dot) && !isWarpgroupDot(dot) &&
-                          hasCodesB(dot) && dot.getTransB();
-      if (!againstCodes)
+      if (!takesCodeOrderedA(dot))
         readOtherwise.insert(dot.getA());
       readOtherwise.insert(dot.getB());
     });
@@ -505,7 +508,8 @@ private:
         auto type = dyn_cast<RankedTensorType>(value.getType());
         if (!type || !getLayout(type) ||
             loop->isAncestor(value.getParentRegion()->getParentOp()) ||
-            type.getElementType().getIntOrFloatBitWidth() != 16)
+            (type.getElementType().getIntOrFloatBitWidth() != 16 &&
+             !isFp8Dot(dot)))
           continue;
         // A wgmma reads swizzled panels only; one also read by mma.sync
         // keeps staging it.
@@ -515,9 +519,9 @@ private:
         if (!view) {
           OpBuilder b(loop);
           Location loc = value.getLoc();
-          SharedBufferType bufferType = bufferFor(
-              type, 1, !readByMmaSync.contains(value),
-              !readOtherwise.contains(value) && type.getDimSize(1) % 16 == 0);
+          SharedBufferType bufferType =
+              bufferFor(type, 1, !readByMmaSync.contains(value),
+                        !readOtherwise.contains(value));
           Value buffer =
               LocalAllocOp::create(b, loc, bufferType, value, IntegerAttr());
           view = LocalViewOp::create(b, loc, viewTypeFor(type, bufferType),

@@ -55,10 +55,15 @@ int64_t getOwningWarpgroup(Type type);
 /// Registers per thread for a tensor type that carries a layout.
 unsigned getTotalElemsPerThread(Type type);
 /// True when `op` can run on the tensor cores with accumulator layout `mma`:
-/// f16/bf16 operands and whole instruction tiles per warp (mma.sync), or
-/// one 64-row tile per warpgroup whose operands fit the swizzled shared
-/// layouts wgmma reads (version 3).
+/// f16/bf16 operands (or fp8 ones, 32 deep a step: against an [N, K] b, or
+/// a [K, N] one into the interleaved accumulator) and whole instruction
+/// tiles per warp (mma.sync), or one 64-row tile per
+/// warpgroup whose operands fit the swizzled shared layouts wgmma reads
+/// (version 3, 16-bit operands).
 bool isMmaCompatibleDot(DotOp op, MmaEncodingAttr mma);
+/// Whether `op` multiplies fp8 by fp8 (a and b of one fp8 format; on the
+/// tensor cores, mma.sync's e4m3/e5m2 forms, sm_89+).
+bool isFp8Dot(DotOp op);
 /// Whether `op`'s b is fp8 codes read in place from shared memory beside a
 /// 16-bit a: the dot widens them (exactly) as it reads its fragments.
 bool hasCodesB(DotOp op);
@@ -67,6 +72,10 @@ bool hasCodesB(DotOp op);
 bool isTensorCoreDot(Operation *op);
 /// True for a tensor-core dot with the warpgroup layout (wgmma, sm_90a).
 bool isWarpgroupDot(Operation *op);
+/// True for an mma.sync dot against fp8 codes of an [N, K] b read in place:
+/// its a may be stored in the codes' k order (`evenWordsFirst`), and no
+/// other reader may take a tile so stored.
+bool takesCodeOrderedA(DotOp op);
 /// The wgmma dots of `loop`'s body whose group may stay in flight across the
 /// back edge, each with the iter_arg it is yielded to: its only use is the
 /// yield, and that iter_arg's only user is a wgmma dot accumulating on it.

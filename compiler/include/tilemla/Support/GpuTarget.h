@@ -45,11 +45,15 @@ public:
   bool hasWgmma() const { return archSpecific && capability == 90; }
   /// Paired fp8 conversions (cvt ... e4m3x2): sm_89 and newer.
   bool hasFp8Conversions() const { return capability >= 89; }
+  /// Tensor-core dots of fp8 operands (mma.sync ... e4m3.e4m3, PTX 8.4):
+  /// sm_89 and newer.
+  bool hasFp8Dots() const { return capability >= 89; }
   /// Programmatic dependent launch (griddepcontrol): sm_90 and newer.
   bool hasDependentLaunch() const { return capability >= 90; }
   /// Largest shared memory one program may use (the opt-in limit), bytes.
   unsigned maxSharedBytes() const;
-  /// The PTX ISA version the backend emits (80 is PTX 8.0): 8.0 up to
+  /// The PTX ISA version the backend emits (80 is PTX 8.0; a kernel with
+  /// fp8 tensor-core dots raises it to 8.4, their first): 8.0 up to
   /// sm_90a (the first with it, accepted by every CUDA 12+ driver) but for
   /// sm_89, 8.1 (its fp8 conversions' first), the first version that names
   /// the architecture after that (sm_100: 8.6, sm_120: 8.7, sm_103 and

@@ -44,7 +44,11 @@ def TileAssignLayouts : Pass<"tile-assign-layouts", "mlir::ModuleOp"> {
     of their shape, vectorized along the contiguous dimension (16 bytes of the
     narrowest element loaded or stored in that shape); reductions give slice
     layouts. f16/bf16 dots of whole 16x8x16 tiles get the `#tile.mma`
-    accumulator layout (tensor cores); with `warpgroups` (sm_90a), dots of
+    accumulator layout (tensor cores), and with `fp8-dots` (sm_89+) fp8 x
+    fp8 dots of whole 16x8x32 tiles (mma.sync's e4m3 and e5m2 forms; the
+    interleaved layout for a [K, N] b; other fp8 dots are refused when
+    lowered); with
+    `warpgroups` (sm_90a), dots of
     one 64-row tile per warpgroup get its version 3 (wgmma); with
     `own-narrow-dots`, one whose columns would be split over warpgroups
     into blocks narrower than 64 runs on warpgroup 0 alone (an owned
@@ -68,6 +72,10 @@ def TileAssignLayouts : Pass<"tile-assign-layouts", "mlir::ModuleOp"> {
            "give an mma.sync dot whose [K, N] b is a loop's fp8 load widened "
            "to 16 bits the interleaved accumulator, for tile-pipeline-loops' "
            "fp8-in-place (sm_89+)">,
+    Option<"fp8Dots", "fp8-dots", "bool", "false",
+           "give fp8 x fp8 dots (e4m3 or e5m2) of whole 16x8x32 tiles the "
+           "mma.sync accumulator layout, interleaved for a [K, N] b "
+           "(sm_89+)">,
   ];
 }
 
@@ -76,9 +84,9 @@ def TilePipelineLoops : Pass<"tile-pipeline-loops", "mlir::ModuleOp"> {
   let description = [{
     In a loop marked `tile.num_stages = S` (`range(..., stages=S)` in the
     tile language) whose body writes no memory, every 16-bit 2-D load read
-    only by tensor-core dots becomes a `!tile.smem` buffer of S stages filled
-    with `tile.async_copy` (cp.async) S - 1 iterations ahead, and the dots
-    read `tile.local_view`s of it. Masked-off elements must load as zero.
+    only by tensor-core dots (or fp8 one, read by fp8 x fp8 dots) becomes a
+    `!tile.smem` buffer of S stages filled with `tile.async_copy` (cp.async)
+    S - 1 iterations ahead, and the dots read `tile.local_view`s of it. Masked-off elements must load as zero.
     When the load's address depends on a loop-carried value, the lookahead
     is one iteration (S = 2): the next iteration's value is what this one
     yields, and its read-only computation moves to the top of the body.
@@ -86,10 +94,11 @@ def TilePipelineLoops : Pass<"tile-pipeline-loops", "mlir::ModuleOp"> {
     (`tile.local_alloc` with an initial value) and are not staged again on
     every iteration; one read only as the a of mma.sync dots against fp8
     codes of an [N, K] b is stored in their k order (`evenWordsFirst`), so
-    that ldmatrix gives its fragments in place. Buffers read only by wgmma dots (the version 3 #tile.mma
-    layout) get the swizzled layout its descriptors read, and the wait
-    fences the async proxy; buffers read only by mma.sync dots keep padded
-    rows; a load read by both kinds is left alone.
+    that ldmatrix gives its fragments in place. Buffers read only by wgmma
+    dots (the version 3 #tile.mma layout) get the swizzled layout its
+    descriptors read, and the wait fences the async proxy; buffers read
+    only by mma.sync dots keep padded rows; a load read by both kinds is
+    left alone.
 
     A 2-D load of any element width that reaches tensor-core dots only
     through elementwise casts giving a 16-bit tile (an fp8 cache widened to
