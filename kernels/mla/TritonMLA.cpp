@@ -324,6 +324,8 @@ TritonMLAImpl::Kernels &TritonMLAImpl::kernelsFor(int64_t pageSize, int splits,
     stage1["KV_LAYOUT"] = "1";
   if (f16Dots(rows, dtype))
     stage1["DOT_T"] = dtypeName(DType::F16);
+  if (fp8Dots(rows, dtype))
+    stage1["DOT_T"] = dtypeName(DType::FP8E4M3);
   if (scheduleMode == 1 && opts.mergeInStage1) {
     // Columns per step of the merge: a 64-head block's two loads and sum
     // fit 96 registers at 128 (the kernel's accumulator is free by then).

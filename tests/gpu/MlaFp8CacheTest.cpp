@@ -16,7 +16,9 @@
 // widened to f16, q scaled by a power of two to fit), q from 2^-30 to 2^20
 // in magnitude, over the same pages, heads and policies (f16 is the default
 // where the dots read the codes in place: 16-head blocks on sm_89+);
-// Fp8CacheBf16Dots: the codes widened to bf16 there.
+// Fp8CacheBf16Dots: the codes widened to bf16 there. Fp8CacheFp8Dots: the
+// same cases with TritonMLAOptions::fp8Dots (q and p as two e4m3 terms on
+// the fp8 tensor cores), within the same tolerances.
 //
 // Interpreted (TILEMLA_INTERPRET=1, CI), the cases of up to 1000 tokens and
 // 32 heads run.
@@ -101,9 +103,10 @@ TEST_F(MlaGpuTest, Fp8DsMlaCachePoliciesAndPages) {
   family("fp8_ds_mla cache", runs);
 }
 
-TEST_F(MlaGpuTest, Fp8CacheF16Dots) {
-  Tuning f16Dots;
-  f16Dots.f16Dots = true;
+/// The cases of the dots' variants (f16, fp8): q of any magnitude, every
+/// policy and page size, peaky softmaxes, negative scales, query tokens.
+/// (Run is the fixture's.)
+template <typename Run> std::vector<Run> dotVariantRuns(const Tuning &dots) {
   // q's largest value far past f16's (65504) and far below its normal
   // range; the softmax scale keeps the scores near 1 either way.
   auto sized = [](MlaCase c, double magnitude) {
@@ -115,35 +118,47 @@ TEST_F(MlaGpuTest, Fp8CacheF16Dots) {
   for (SP policy : {SP::Fixed4, SP::BatchInvariant, SP::Auto}) {
     for (int page : {1, 16, 64, 33}) {
       runs.push_back({fp8(mk(16, page, {0, 1, 4096, 300}), 1.0 / 240, page % 2),
-                      policy, mla::LseDType::F32, f16Dots});
+                      policy, mla::LseDType::F32, dots});
       runs.push_back(
           {fp8(mk(16, page, {5, 0, 999}, DType::BF16, true), 0.004, true),
-           policy, mla::LseDType::F32, f16Dots});
+           policy, mla::LseDType::F32, dots});
     }
     for (int page : {1, 64})
       runs.push_back({fp8(mk(128, page, {1, 0, 4096, 77}), 1.0 / 224), policy,
-                      mla::LseDType::F32, f16Dots});
+                      mla::LseDType::F32, dots});
   }
   for (double magnitude : {0x1p20, 0x1p-30, 3e4})
     runs.push_back({sized(fp8(mk(20, 64, {500, 1, 130}), 1.0 / 240), magnitude),
-                    SP::Auto, mla::LseDType::F32, f16Dots});
+                    SP::Auto, mla::LseDType::F32, dots});
   // A softmax that few tokens dominate (weights far below 2^-25 beside
   // 1), a negative scale, several query tokens, 70,000 tokens.
   MlaCase peaked = fp8(mk(16, 16, {700, 3, 0, 64}), 1.0 / 240);
   peaked.scale *= 30;
-  runs.push_back({peaked, SP::Auto, mla::LseDType::F32, f16Dots});
+  runs.push_back({peaked, SP::Auto, mla::LseDType::F32, dots});
   MlaCase negative = fp8(mk(16, 16, {700, 3, 0, 64}), -0.01, true);
-  runs.push_back({negative, SP::Auto, mla::LseDType::F32, f16Dots});
+  runs.push_back({negative, SP::Auto, mla::LseDType::F32, dots});
   MlaCase multi =
       fp8(mk(16, 16, {2, 0, 1, 300, 900}, DType::BF16, true), 1.0 / 240, true);
   multi.sq = 3;
-  runs.push_back({multi, SP::Auto, mla::LseDType::F32, f16Dots});
+  runs.push_back({multi, SP::Auto, mla::LseDType::F32, dots});
   runs.push_back({fp8(mk(16, 64, {70000, 1, 0}), 1.0 / 200, true), SP::Auto,
-                  mla::LseDType::F32, f16Dots});
+                  mla::LseDType::F32, dots});
   // The option leaves fp8_ds_mla as it is.
   runs.push_back(
-      {dsMla(mk(16, 16, {300, 2})), SP::Auto, mla::LseDType::F32, f16Dots});
-  family("fp8 cache, f16 dots", runs);
+      {dsMla(mk(16, 16, {300, 2})), SP::Auto, mla::LseDType::F32, dots});
+  return runs;
+}
+
+TEST_F(MlaGpuTest, Fp8CacheF16Dots) {
+  Tuning f16Dots;
+  f16Dots.f16Dots = true;
+  family("fp8 cache, f16 dots", dotVariantRuns<Run>(f16Dots));
+}
+
+TEST_F(MlaGpuTest, Fp8CacheFp8Dots) {
+  Tuning fp8Dots;
+  fp8Dots.fp8Dots = true;
+  family("fp8 cache, fp8 dots", dotVariantRuns<Run>(fp8Dots));
 }
 
 TEST_F(MlaGpuTest, Fp8CacheBf16Dots) {

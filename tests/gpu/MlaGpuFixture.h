@@ -39,6 +39,7 @@ struct Tuning {
   bool seesaw = false;
   bool latentHalves = false;
   std::optional<bool> f16Dots; ///< unset: the library's default
+  bool fp8Dots = false;
   bool scheduleInStage1 = false;
   /// Stage 1 merges the pieces (no stage 2). The case runs twice on one
   /// impl, outputs poisoned again in between: the second call checks that
@@ -97,6 +98,7 @@ protected:
     options.seesaw = tuning.seesaw;
     options.latentHalves = tuning.latentHalves;
     options.f16Dots = tuning.f16Dots;
+    options.fp8Dots = tuning.fp8Dots;
     options.scheduleInStage1 = tuning.scheduleInStage1;
     options.mergeInStage1 = tuning.mergeInStage1;
     options.persistentWaves = tuning.persistentWaves;
@@ -191,6 +193,7 @@ protected:
           (r.tuning.latentHalves ? " latent-halves" : "") +
           (r.tuning.f16Dots ? *r.tuning.f16Dots ? " f16-dots" : " bf16-dots"
                             : "") +
+          (r.tuning.fp8Dots ? " fp8-dots" : "") +
           (r.tuning.scheduleInStage1 ? " schedule-in-stage1" : "") +
           (r.tuning.mergeInStage1 ? " merge-in-stage1" : "") +
           (r.tuning.persistentWaves

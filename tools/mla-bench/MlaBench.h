@@ -48,6 +48,7 @@ struct Options {
   bool seesaw = false;        ///< alternate score tiles between the warpgroups
   bool latentHalves = false;  ///< stream the latent part in two halves
   std::optional<bool> f16Dots;   ///< fp8 caches: the codes widen to f16
+  bool fp8Dots = false;          ///< fp8 caches: fp8 tensor-core dots
   bool scheduleInStage1 = false; ///< stage 1 makes the device schedule
   bool mergeInStage1 = false;    ///< stage 1 merges the pieces (no stage 2)
   int persistentWaves = 0;       ///< with it, stage-1 programs per SM (0: off)

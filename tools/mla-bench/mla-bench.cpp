@@ -163,6 +163,7 @@ mla::TritonMLAImpl makeImpl(int H, int maxBatch, int maxQueryLen,
   options.seesaw = o.seesaw;
   options.latentHalves = o.latentHalves;
   options.f16Dots = o.f16Dots;
+  options.fp8Dots = o.fp8Dots;
   options.scheduleInStage1 = o.scheduleInStage1;
   options.mergeInStage1 = o.mergeInStage1;
   options.persistentWaves = o.persistentWaves;

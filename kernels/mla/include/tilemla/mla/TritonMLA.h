@@ -442,9 +442,16 @@ private:
     return kvFormat == KvCacheFormat::Fp8 && fp8CodesInPlace &&
            headBlock(rows) < kWarpgroupHeadBlock;
   }
+  /// Whether stage 1's dots multiply the codes on the tensor cores' fp8
+  /// forms (TritonMLAOptions::fp8Dots).
+  bool fp8Dots(int64_t rows, DType dtype) const {
+    return opts.fp8Dots && readsFp8InPlace(rows) &&
+           (dtype == DType::BF16 || dtype == DType::F16);
+  }
   /// Whether stage 1's fp8 dots run in f16 (TritonMLAOptions::f16Dots).
   bool f16Dots(int64_t rows, DType dtype) const {
-    if (kvFormat != KvCacheFormat::Fp8 || dtype != DType::BF16)
+    if (kvFormat != KvCacheFormat::Fp8 || dtype != DType::BF16 ||
+        fp8Dots(rows, dtype))
       return false;
     return opts.f16Dots.value_or(readsFp8InPlace(rows));
   }

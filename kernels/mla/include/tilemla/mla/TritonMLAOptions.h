@@ -103,6 +103,14 @@ struct TritonMLAOptions {
   /// widened copy: H=128 B=32 wgmma 332 -> 415 us in f16). No effect on "fp8_ds_mla" (p
   /// times a tile's scale would fall below f16's range). docs/design/FP8.md.
   std::optional<bool> f16Dots;
+  /// With a per-tensor fp8 cache whose codes the mma.sync dots read in
+  /// place (sm_89+, head blocks below 64) and 16-bit queries: the dots run
+  /// on the tensor cores' fp8 forms, with no widening. q (scaled by a power
+  /// of two) and p (times 2^8) are each two e4m3 terms, hi + lo, about
+  /// bf16's precision, so each dot runs twice; each step's p . V is added
+  /// to o in f32. An option, off by default, whose accuracy
+  /// tests/gpu/MlaFp8CacheTest.cpp states; takes precedence over f16Dots.
+  bool fp8Dots = false;
   /// With that producer, stage 1 can run persistentWaves programs per SM
   /// (1..16), each taking work items (head block, request, split) that many
   /// apart: the producer streams the next item's first tokens while the
