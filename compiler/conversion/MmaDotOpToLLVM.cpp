@@ -152,10 +152,22 @@ DotOp fusedPartner(DotOp op) {
       partner.getAccType() != op.getAccType() || !isSharedView(op.getA()) ||
       !isSharedView(op.getB()))
     return {};
-  // partner's a must be there already where op is lowered.
+  // partner's a must be there already where op is lowered, with the same
+  // contents: partner in op's block, nothing between them that writes
+  // memory or waits.
   Operation *def = partner.getA().getDefiningOp();
   Operation *user = def ? def->getBlock()->findAncestorOpInBlock(*op) : nullptr;
-  return user && def->isBeforeInBlock(user) ? partner : DotOp();
+  if (!user || !def->isBeforeInBlock(user) ||
+      partner->getBlock() != op->getBlock())
+    return {};
+  for (Operation *between = op->getNextNode(); between != partner;
+       between = between->getNextNode()) {
+    auto effects = dyn_cast<MemoryEffectOpInterface>(between);
+    if (effects ? effects.hasEffect<MemoryEffects::Write>()
+                : !isMemoryEffectFree(between))
+      return {};
+  }
+  return partner;
 }
 
 /// Benefit 2: tried before the FMA dot lowering.

@@ -541,7 +541,11 @@ DotLayoutPlan::DotLayoutPlan(Operation *root, unsigned numWarps,
 
 MmaEncodingAttr DotLayoutPlan::layoutFor(DotOp dot) const {
   auto shared = rowLayouts.find(dot.getAccType().getDimSize(0));
-  if (shared != rowLayouts.end() && isMmaCompatibleDot(dot, shared->second))
+  // An interleaved accumulator is an fp8 [K, N] dot's alone.
+  bool interleaved = isFp8Dot(dot) && !dot.getTransB();
+  if (shared != rowLayouts.end() &&
+      shared->second.isInterleaved() == interleaved &&
+      isMmaCompatibleDot(dot, shared->second))
     return ownedIfNarrow(dot, shared->second);
   return ownedIfNarrow(dot, getMmaLayoutForDot(dot, numWarps, warpgroups));
 }
