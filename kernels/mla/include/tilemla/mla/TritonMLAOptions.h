@@ -107,9 +107,10 @@ struct TritonMLAOptions {
   /// place (sm_89+, head blocks below 64) and 16-bit queries: the dots run
   /// on the tensor cores' fp8 forms, with no widening. q (scaled by a power
   /// of two) and p (times 2^8) are each two e4m3 terms, hi + lo, about
-  /// bf16's precision, so each dot runs twice; each step's p . V is added
-  /// to o in f32. An option, off by default, whose accuracy
+  /// bf16's precision, so each dot runs twice, accumulating on the tensor
+  /// cores. An option, off by default, whose accuracy
   /// tests/gpu/MlaFp8CacheTest.cpp states; takes precedence over f16Dots.
+  /// Not yet measured on a GPU (docs/design/FP8.md, session 47).
   bool fp8Dots = false;
   /// With that producer, stage 1 can run persistentWaves programs per SM
   /// (1..16), each taking work items (head block, request, split) that many
