@@ -30,10 +30,7 @@ struct ElementwiseOpConversion : ConversionPattern {
     if (!type || !getLayout(type))
       return failure();
     Location loc = op->getLoc();
-    auto isFP8 = [](Type type) {
-      return isa<Float8E4M3FNType, Float8E5M2Type>(getElementTypeOrSelf(type));
-    };
-    if (llvm::any_of(op->getOperandTypes(), isFP8) || isFP8(type)) {
+    if (llvm::any_of(op->getOperandTypes(), isFp8Type) || isFp8Type(type)) {
       // Conversions from and to fp8: Fp8ConvertOpToLLVM.cpp.
       if (isa<arith::ExtFOp, arith::TruncFOp>(op))
         return failure();

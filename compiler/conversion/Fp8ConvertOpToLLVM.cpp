@@ -33,10 +33,6 @@ using namespace mlir;
 using namespace mlir::tile;
 
 namespace {
-bool isFp8(Type type) {
-  return isa<Float8E4M3FNType, Float8E5M2Type>(getElementTypeOrSelf(type));
-}
-
 /// What differs between the two fp8 formats.
 struct Fp8Format {
   const char *toHalves;   ///< intrinsic: a byte pair to f16x2
@@ -286,9 +282,9 @@ template <typename OpTy> struct Fp8ConvertPattern : TargetPattern<OpTy> {
   matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Type from = op.getIn().getType(), to = op.getType();
-    if (!isFp8(from) && !isFp8(to))
+    if (!isFp8Type(from) && !isFp8Type(to))
       return rewriter.notifyMatchFailure(op, "no fp8 side");
-    Type other = getElementTypeOrSelf(isFp8(from) ? to : from);
+    Type other = getElementTypeOrSelf(isFp8Type(from) ? to : from);
     if (!isa<Float16Type, BFloat16Type, Float32Type>(other))
       return op.emitError() << "fp8 converts to and from f16, bf16 and f32 "
                                "only, not "
@@ -297,13 +293,13 @@ template <typename OpTy> struct Fp8ConvertPattern : TargetPattern<OpTy> {
     if (tensor && !getLayout(tensor))
       return rewriter.notifyMatchFailure(op, "tensor without a layout");
     Location loc = op.getLoc();
-    Emitter e{rewriter, loc, Fp8Format::of(isFp8(from) ? from : to)};
+    Emitter e{rewriter, loc, Fp8Format::of(isFp8Type(from) ? from : to)};
     SmallVector<Value> values =
         tensor ? unpackStruct(rewriter, loc, adaptor.getIn())
                : SmallVector<Value>{adaptor.getIn()};
     SmallVector<Value> results =
-        isFp8(from) ? fp8ToFloat(e, this->target, values, other)
-                    : floatToFp8(e, this->target, values);
+        isFp8Type(from) ? fp8ToFloat(e, this->target, values, other)
+                        : floatToFp8(e, this->target, values);
     rewriter.replaceOp(
         op, tensor ? packStruct(rewriter, loc,
                                 this->getTypeConverter()->convertType(tensor),

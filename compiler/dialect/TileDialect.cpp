@@ -457,10 +457,11 @@ bool mlir::tile::isWarpgroupDot(Operation *op) {
   return mma && mma.isWarpgroup();
 }
 
-bool mlir::tile::isFp8Dot(DotOp op) {
-  return isa<Float8E4M3FNType, Float8E5M2Type>(
-      op.getA().getType().getElementType());
+bool mlir::tile::isFp8Type(Type type) {
+  return isa<Float8E4M3FNType, Float8E5M2Type>(getElementTypeOrSelf(type));
 }
+
+bool mlir::tile::isFp8Dot(DotOp op) { return isFp8Type(op.getA().getType()); }
 
 bool mlir::tile::takesCodeOrderedA(DotOp op) {
   return isTensorCoreDot(op) && !isWarpgroupDot(op) && hasCodesB(op) &&

@@ -304,7 +304,7 @@ RankedTensorType DotOp::getAccType() {
 
 bool mlir::tile::hasCodesB(DotOp op) {
   RankedTensorType a = op.getA().getType(), b = op.getB().getType();
-  return isa<Float8E4M3FNType, Float8E5M2Type>(b.getElementType()) &&
+  return isFp8Type(b) &&
          (a.getElementType().isF16() || a.getElementType().isBF16()) &&
          isa_and_nonnull<SharedEncodingAttr>(b.getEncoding());
 }

@@ -119,7 +119,7 @@ Type MLIRGenImpl::constType(const TValue &c, Type other) {
 }
 
 static unsigned floatRank(Type t) {
-  if (isa<Float8E4M3FNType, Float8E5M2Type>(t))
+  if (tile::isFp8Type(t))
     return 0;
   if (t.isF16() || t.isBF16())
     return 1;

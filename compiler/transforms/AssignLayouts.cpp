@@ -106,9 +106,7 @@ private:
   static bool readsCodesInPlace(DotOp dot) {
     auto widen = dot.getB().getDefiningOp<arith::ExtFOp>();
     auto load = widen ? widen.getIn().getDefiningOp<LoadOp>() : LoadOp();
-    if (dot.getTransB() || !load ||
-        !isa<Float8E4M3FNType, Float8E5M2Type>(
-            getElementTypeOrSelf(load.getType())) ||
+    if (dot.getTransB() || !load || !isFp8Type(load.getType()) ||
         getElementTypeOrSelf(widen.getType()).getIntOrFloatBitWidth() != 16)
       return false;
     auto loop = load->getParentOfType<scf::ForOp>();

@@ -48,7 +48,7 @@ std::optional<SmallVector<Operation *>> tile::castsToDots(LoadOp load) {
   // 16-bit tiles, or fp8 ones read as they are (by fp8 x fp8 dots).
   auto type = cast<RankedTensorType>(value.getType());
   if ((type.getElementType().getIntOrFloatBitWidth() != 16 &&
-       !isa<Float8E4M3FNType, Float8E5M2Type>(type.getElementType())) ||
+       !isFp8Type(type)) ||
       !llvm::all_of(value.getUsers(), isTensorCoreDot))
     return std::nullopt;
   if (llvm::any_of(value.getUsers(), isWarpgroupDot) &&
@@ -79,8 +79,7 @@ Attribute tile::conversionLayout(RankedTensorType loadType,
 
 bool tile::readersTakeCodes(const PipelineStream &stream) {
   auto widen = dyn_cast<arith::ExtFOp>(stream.casts.front());
-  if (stream.casts.size() != 1 || !widen ||
-      !isa<Float8E4M3FNType, Float8E5M2Type>(stream.getType().getElementType()))
+  if (stream.casts.size() != 1 || !widen || !isFp8Type(stream.getType()))
     return false;
   return llvm::all_of(widen->getUses(), [](OpOperand &use) {
     auto dot = dyn_cast<DotOp>(use.getOwner());

@@ -61,6 +61,9 @@ unsigned getTotalElemsPerThread(Type type);
 /// warpgroup whose operands fit the swizzled shared layouts wgmma reads
 /// (version 3, 16-bit operands).
 bool isMmaCompatibleDot(DotOp op, MmaEncodingAttr mma);
+/// Whether `type` (or its element type) is one of the fp8 formats the
+/// language has, e4m3 or e5m2.
+bool isFp8Type(Type type);
 /// Whether `op` multiplies fp8 by fp8 (a and b of one fp8 format; on the
 /// tensor cores, mma.sync's e4m3/e5m2 forms, sm_89+).
 bool isFp8Dot(DotOp op);
