@@ -9,7 +9,8 @@
 // parity itself, so a landed stage needs no CTA barrier unless rows are
 // zeroed; tile.mbarrier_arrive counts the threads or warps that release a
 // stage to its next writer; tile.pipeline_base carries a ring's trip count
-// from one entry of its loop to the next.
+// from one entry of its loop to the next. tile.prefetch_l2, a bulk
+// prefetch, is issued the same way as the copies.
 //
 //===----------------------------------------------------------------------===//
 #include "tilemla/Conversion/Utility.h"
@@ -30,6 +31,29 @@ constexpr int64_t kTryWaitTicks = 10'000'000;
 Value barrierAt(OpBuilder &b, Location loc, Value barriers, Value index) {
   return LLVM::GEPOp::create(b, loc, barriers.getType(), b.getI64Type(),
                              barriers, index);
+}
+
+/// Where one thread issues asynchronous work for the program: a builder
+/// inside a branch taken by the first warp of the warps that run the code
+/// (its index made warp-uniform, so the branch does not diverge), and that
+/// warp's elected lane. Work predicated on the election is issued back to
+/// back; predicated on the first thread instead, each TMA copy became a
+/// loop over the active lanes in every warp (about 65 cycles per copy on
+/// the refilling warp's path; docs/design/PINGPONG.md section 14).
+std::pair<OpBuilder, Value> electIssuer(OpBuilder &rewriter, Location loc) {
+  auto [split, inProducer] = getWarpPartition(rewriter.getInsertionBlock());
+  int64_t firstWarp =
+      (split ? getPartitionThreads(split, inProducer).first : 0) / kWarpSize;
+  Value inFirstWarp =
+      LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::eq,
+                           getUniformWarpIndex(rewriter, loc),
+                           i32Constant(rewriter, loc, firstWarp));
+  OpBuilder b =
+      scf::IfOp::create(rewriter, loc, inFirstWarp, /*withElse=*/false)
+          .getThenBodyBuilder();
+  Value elected = NVVM::ElectSyncOp::create(b, loc, b.getI1Type(),
+                                            /*membermask=*/Value());
+  return {b, elected};
 }
 
 struct DescFieldsOpConversion : OpConversionPattern<DescFieldsOp> {
@@ -101,24 +125,7 @@ struct TmaCopyOpConversion : OpConversionPattern<TmaCopyOp> {
         barrierAt(rewriter, loc, adaptor.getBarriers(), adaptor.getStage());
     Value stage = stageBase(rewriter, loc, adaptor.getBuffer(), type,
                             adaptor.getStage(), type.getElementType());
-    // The partition's first warp (its index made warp-uniform, so the
-    // branch on it does not diverge) elects one lane, and the copies are
-    // predicated on the election: ptxas then issues them back to back.
-    // Predicated on the first thread instead, each copy became a loop over
-    // the active lanes in every warp (about 65 cycles per copy on the
-    // refilling warp's path; docs/design/PINGPONG.md section 14).
-    auto [split, inProducer] = getWarpPartition(rewriter.getInsertionBlock());
-    int64_t firstWarp =
-        (split ? getPartitionThreads(split, inProducer).first : 0) / kWarpSize;
-    Value inFirstWarp =
-        LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::eq,
-                             getUniformWarpIndex(rewriter, loc),
-                             i32Constant(rewriter, loc, firstWarp));
-    OpBuilder b = scf::IfOp::create(rewriter, loc, inFirstWarp,
-                                    /*withElse=*/false)
-                      .getThenBodyBuilder();
-    Value elected = NVVM::ElectSyncOp::create(b, loc, b.getI1Type(),
-                                              /*membermask=*/Value());
+    auto [b, elected] = electIssuer(rewriter, loc);
     // A predicate, not a branch of their own: the predicated forms take
     // the stage's shared::cta address, where the intrinsic wants a
     // shared::cluster one (two conversions through a generic address).
@@ -285,6 +292,48 @@ struct PipelineBaseOpConversion : OpConversionPattern<PipelineBaseOp> {
     return success();
   }
 };
+
+/// One elected thread prefetches the range's 16-byte-aligned part with a
+/// bulk prefetch (sm_90+); older targets drop the hint.
+struct PrefetchL2OpConversion : TargetPattern<PrefetchL2Op> {
+  using TargetPattern::TargetPattern;
+  LogicalResult
+  matchAndRewrite(PrefetchL2Op op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    if (!target.getGpu().hasBulkCopies()) {
+      rewriter.eraseOp(op);
+      return success();
+    }
+    Location loc = op.getLoc();
+    Type i64 = rewriter.getI64Type(), i32 = rewriter.getI32Type();
+    auto constant = [&](OpBuilder &b, int64_t v) {
+      return LLVM::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(v));
+    };
+    // [ptr, ptr + bytes) rounded in to 16 bytes: begin up, end down.
+    Value addr = LLVM::PtrToIntOp::create(rewriter, loc, i64, adaptor.getPtr());
+    Value bytes = LLVM::SExtOp::create(rewriter, loc, i64, adaptor.getBytes());
+    Value mask = constant(rewriter, -16);
+    Value begin = LLVM::AndOp::create(
+        rewriter, loc,
+        LLVM::AddOp::create(rewriter, loc, addr, constant(rewriter, 15)), mask);
+    Value end = LLVM::AndOp::create(
+        rewriter, loc, LLVM::AddOp::create(rewriter, loc, addr, bytes), mask);
+    Value size = LLVM::SubOp::create(rewriter, loc, end, begin);
+    Value some = LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::sgt,
+                                      size, constant(rewriter, 0));
+    auto [b, elected] = electIssuer(rewriter, loc);
+    Value issues = LLVM::AndOp::create(b, loc, elected, some);
+    OpBuilder issue = scf::IfOp::create(b, loc, issues, /*withElse=*/false)
+                          .getThenBodyBuilder();
+    auto global = LLVM::LLVMPointerType::get(rewriter.getContext(), 1);
+    Value src = LLVM::IntToPtrOp::create(issue, loc, global, begin);
+    NVVM::CpAsyncBulkPrefetchOp::create(
+        issue, loc, src, LLVM::TruncOp::create(issue, loc, i32, size),
+        /*l2CacheHint=*/Value());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
 } // namespace
 
 void mlir::tile::populateTmaOpToLLVMPatterns(TileLLVMTypeConverter &converter,
@@ -294,6 +343,6 @@ void mlir::tile::populateTmaOpToLLVMPatterns(TileLLVMTypeConverter &converter,
   patterns.add<DescFieldsOpConversion, TmaCopyOpConversion,
                MBarrierWaitOpConversion, MBarrierArriveOpConversion,
                PipelineBaseOpConversion>(converter, context);
-  patterns.add<MBarrierAllocOpConversion, ZeroRowsOpConversion>(
-      converter, context, target);
+  patterns.add<MBarrierAllocOpConversion, ZeroRowsOpConversion,
+               PrefetchL2OpConversion>(converter, context, target);
 }

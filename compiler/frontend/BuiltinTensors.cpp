@@ -270,6 +270,13 @@ FailureOr<TValue> MLIRGenImpl::genGridDependency(const BuiltinCall &call) {
   return TValue::none();
 }
 
+/// A runtime i32 scalar, or an integer constant that fits one.
+static bool isScalarI32(const TValue &v) {
+  return v.kind == TValue::Int
+             ? v.i == int64_t(int32_t(v.i))
+             : v.isRuntime() && v.value.getType().isInteger(32);
+}
+
 FailureOr<std::pair<Value, Value>>
 MLIRGenImpl::genI32CellOperands(const BuiltinCall &call, StringRef what) {
   SourceLoc l = call.loc;
@@ -287,10 +294,7 @@ MLIRGenImpl::genI32CellOperands(const BuiltinCall &call, StringRef what) {
                     describe(*ptr));
     return failure();
   }
-  bool isI32 = value->kind == TValue::Int
-                   ? value->i == int64_t(int32_t(value->i))
-                   : value->isRuntime() && value->value.getType().isInteger(32);
-  if (!isI32) {
+  if (!isScalarI32(*value)) {
     diags.error(call.args[1]->loc(), call.name().str() + "() " + what.str() +
                                          " a scalar i32, got " +
                                          describe(*value));
@@ -316,5 +320,29 @@ FailureOr<TValue> MLIRGenImpl::genWaitFlag(const BuiltinCall &call) {
     return failure();
   tile::WaitFlagOp::create(builder, loc(call.loc), operands->first,
                            operands->second);
+  return TValue::none();
+}
+
+FailureOr<TValue> MLIRGenImpl::genPrefetchL2(const BuiltinCall &call) {
+  FailureOr<TValue> ptr = genOptionalValue(call.args[0]);
+  FailureOr<TValue> bytes = genOptionalValue(call.args[1]);
+  if (failed(ptr) || failed(bytes))
+    return failure();
+  if (!ptr->isRuntime() || !isa<tile::PointerType>(ptr->value.getType())) {
+    diags.error(call.args[0]->loc(),
+                "prefetch_l2() expects a pointer (a scalar), got " +
+                    describe(*ptr));
+    return failure();
+  }
+  if (!isScalarI32(*bytes)) {
+    diags.error(call.args[1]->loc(),
+                "prefetch_l2() takes its byte count as a scalar i32, got " +
+                    describe(*bytes));
+    return failure();
+  }
+  FailureOr<Value> count = toValue(*bytes, builder.getI32Type(), {}, call.loc);
+  if (failed(count))
+    return failure();
+  tile::PrefetchL2Op::create(builder, loc(call.loc), ptr->value, *count);
   return TValue::none();
 }

@@ -48,6 +48,7 @@ const BuiltinSpec *tilemla::lookupBuiltin(llvm::StringRef name) {
       {"launch_dependents", {}, 0, &MLIRGenImpl::genGridDependency},
       {"atomic_add", {"ptr", "value"}, 2, &MLIRGenImpl::genAtomicAdd},
       {"wait_flag", {"ptr", "value"}, 2, &MLIRGenImpl::genWaitFlag},
+      {"prefetch_l2", {"ptr", "bytes"}, 2, &MLIRGenImpl::genPrefetchL2},
   };
   for (const BuiltinSpec &spec : registry)
     if (name == spec.name)

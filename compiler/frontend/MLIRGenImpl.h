@@ -208,6 +208,9 @@ public:
   /// `wait_flag(ptr, value)`: every thread waits until the i32 at ptr is at
   /// least value (acquire reads).
   mlir::FailureOr<TValue> genWaitFlag(const BuiltinCall &call);
+  /// `prefetch_l2(ptr, bytes)`: a hint, once per program, that the bytes
+  /// at a scalar pointer will be read soon.
+  mlir::FailureOr<TValue> genPrefetchL2(const BuiltinCall &call);
   /// The operands of atomic_add and wait_flag: a scalar *i32 and an i32
   /// (`what` the call does with it, for the error).
   mlir::FailureOr<std::pair<mlir::Value, mlir::Value>>

@@ -165,6 +165,22 @@ void runStore(ProgramInterpreter &interp, StoreOp op) {
                    lane(value, i));
 }
 
+/// A hint with nothing to do here, but the range the GPU would prefetch
+/// (rounded in to 16 bytes) must lie in one buffer, as a read's would.
+void runPrefetchL2(ProgramInterpreter &interp, PrefetchL2Op op) {
+  int64_t address = interp.get(op.getPtr()).ints[0];
+  int64_t bytes = interp.get(op.getBytes()).ints[0];
+  int64_t begin = (address + 15) & ~int64_t(15);
+  int64_t end = (address + bytes) & ~int64_t(15);
+  const Memory &memory = interp.launch.memory;
+  if (end > begin && !memory.translate(begin, unsigned(end - begin)))
+    interp.fail(op,
+                fmt::format("out-of-bounds prefetch_l2: {}",
+                            memory.describeBadAccesses({begin}, {true},
+                                                       unsigned(end - begin))),
+                /*outOfBounds=*/true);
+}
+
 /// Programs run one at a time here: the add is simply done, once.
 RtValue runAtomicAdd(ProgramInterpreter &interp, AtomicAddOp op) {
   const RtValue &ptr = interp.get(op.getPtr());
@@ -297,6 +313,10 @@ bool runTileOp(ProgramInterpreter &interp, Operation &op) {
   // Interpreted launches run one after another: nothing to wait for.
   if (isa<GridDependencyWaitOp, LaunchDependentsOp>(op))
     return true;
+  if (auto prefetch = dyn_cast<PrefetchL2Op>(op)) {
+    runPrefetchL2(interp, prefetch);
+    return true;
+  }
   if (auto wait = dyn_cast<WaitFlagOp>(op)) {
     runWaitFlag(interp, wait);
     return true;

@@ -292,10 +292,17 @@ TritonMLAImpl::plan(const DecodeCall &call) {
   if (useGiven)
     checkScheduleFits(*given, "metadata.schedule", rows);
   const bool inStage1 = scheduled && !useGiven && opts.scheduleInStage1;
+  // Prefetching before stage 1's wait reads seq_lens, the block table and
+  // q: final only when this call's schedule kernel (which waited for the
+  // kernels before it) runs right before.
+  const bool prefetch = scheduled && !useGiven && !inStage1 &&
+                        opts.prefetchWhileScheduling && tma &&
+                        kvFormat == KvCacheFormat::Native && queryLen == 1;
   Kernels *kernels =
       &kernelsFor(pageSize, stage1Splits, dtype, lseType, kvScaleMode, tma,
                   !scheduled ? 0
                   : inStage1 ? 2
+                  : prefetch ? 3
                              : 1,
                   shape);
   const char *qPeData =

@@ -278,6 +278,9 @@ TritonMLAImpl::Kernels &TritonMLAImpl::kernelsFor(int64_t pageSize, int splits,
                                                   LaunchShape shape) {
   auto key = std::make_tuple(pageSize, splits, dtype, lseDtype, kvScaleMode,
                              tma, scheduleMode, shape);
+  const bool prefetch = scheduleMode == 3;
+  if (prefetch)
+    scheduleMode = 1;
   if (auto it = kernelCache.find(key); it != kernelCache.end())
     return it->second;
   const int64_t rows = shape.queryLen * heads;
@@ -326,6 +329,8 @@ TritonMLAImpl::Kernels &TritonMLAImpl::kernelsFor(int64_t pageSize, int splits,
     stage1["DOT_T"] = dtypeName(DType::F16);
   if (fp8Dots(rows, dtype))
     stage1["DOT_T"] = dtypeName(DType::FP8E4M3);
+  if (prefetch)
+    stage1["PREFETCH"] = "1";
   if (scheduleMode == 1 && opts.mergeInStage1) {
     // Columns per step of the merge: a 64-head block's two loads and sum
     // fit 96 registers at 128 (the kernel's accumulator is free by then).

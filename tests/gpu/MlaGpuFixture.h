@@ -45,6 +45,8 @@ struct Tuning {
   /// impl, outputs poisoned again in between: the second call checks that
   /// the first left its arrival counts at zero.
   bool mergeInStage1 = false;
+  /// TritonMLAOptions::prefetchWhileScheduling.
+  bool prefetch = false;
   int persistentWaves = 0;
   int numSMs = 0; ///< fewer persistent programs: many items each
   /// The device schedule's cost model (0: the defaults).
@@ -101,6 +103,7 @@ protected:
     options.fp8Dots = tuning.fp8Dots;
     options.scheduleInStage1 = tuning.scheduleInStage1;
     options.mergeInStage1 = tuning.mergeInStage1;
+    options.prefetchWhileScheduling = tuning.prefetch;
     options.persistentWaves = tuning.persistentWaves;
     options.numSMs = tuning.numSMs;
     options.deviceSchedule = tuning.schedule;
@@ -196,6 +199,7 @@ protected:
           (r.tuning.fp8Dots ? " fp8-dots" : "") +
           (r.tuning.scheduleInStage1 ? " schedule-in-stage1" : "") +
           (r.tuning.mergeInStage1 ? " merge-in-stage1" : "") +
+          (r.tuning.prefetch ? " prefetch" : "") +
           (r.tuning.persistentWaves
                ? " persistent=" + std::to_string(r.tuning.persistentWaves)
                : "") +

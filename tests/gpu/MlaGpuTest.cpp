@@ -335,6 +335,14 @@ TEST_F(MlaGpuTest, DeviceScheduleOnEveryKernel) {
     runs.push_back({c, SP::Auto, mla::LseDType::F32, merged});
     merged.numSMs = 3;
     runs.push_back({c, SP::Auto, mla::LseDType::F32, merged});
+    // Prefetching while the schedule is made (the guess right for the
+    // uniform batch, wrong for the ragged one; neither may change o).
+    Tuning prefetch = always;
+    prefetch.prefetch = true;
+    runs.push_back({c, SP::Auto, mla::LseDType::F32, prefetch});
+    MlaCase uniform = mk(H, 64, std::vector<int32_t>(32, 700), DType::BF16);
+    uniform.contiguousPages = true;
+    runs.push_back({uniform, SP::Auto, mla::LseDType::F32, prefetch});
   }
   family("device schedule on every stage-1 kernel", runs);
 }

@@ -392,6 +392,33 @@ kernel copy(x: *f16, out: *f16, n: i32) {
   }
 }
 
+TEST(Interpreter, PrefetchOutsideItsBufferIsCaught) {
+  // prefetch_l2 reads nothing here, but the range the GPU would prefetch
+  // (rounded in to 16 bytes) must lie in one buffer.
+  Kernel kernel = compileText("prefetch.tile", R"(
+kernel k(x: *f32, start: i32, bytes: i32) {
+    prefetch_l2(x + start, bytes);
+}
+)");
+  std::vector<float> x(64);
+  // Within the buffer, nothing left after rounding in, or nothing asked.
+  for (auto [start, bytes] :
+       {std::pair{0, 256}, {1, 252}, {60, 20}, {63, 10}, {70, 0}})
+    kernel.launch({1, 1, 1},
+                  {Arg::pointer(x), Arg::i32(start), Arg::i32(bytes)});
+  try {
+    kernel.launch({1, 1, 1}, {Arg::pointer(x), Arg::i32(32), Arg::i32(160)});
+    FAIL() << "the out-of-bounds prefetch was not caught";
+  } catch (const OutOfBoundsError &e) {
+    EXPECT_NE(std::string(e.what()).find(
+                  "prefetch.tile:3:5: kernel 'k', program (0, 0, 0): "
+                  "out-of-bounds prefetch_l2: bytes [128, 288) of argument 0 "
+                  "(256 bytes)"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(Interpreter, OutOfBoundsInHelperNamesTheCallSite) {
   Kernel kernel = compileText("helper.tile", R"(fn fetch(p, offs) {
     return load(p + offs);

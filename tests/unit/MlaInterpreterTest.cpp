@@ -65,11 +65,13 @@ struct Worst {
 /// `inStage1`: with `parts`, stage 1 makes the schedule itself (SCHEDULE =
 /// 2), whose slots must be the schedule kernel's. `merge`: with `parts`,
 /// stage 1 merges the pieces (MERGE = 1) and stage 2 does not run; the
-/// arrival counts must be back at 0.
+/// arrival counts must be back at 0. `prefetch`: with `parts` and TMA,
+/// stage 1 prefetches before its wait for the schedule (PREFETCH = 1).
 MlaErrors runCase(const MlaCase &c, int splits, std::mt19937_64 &rng,
                   DType lseType = DType::F32, int programs = 0, int parts = 0,
                   int stage2Heads = 1, bool latentHalves = false,
-                  bool inStage1 = false, bool merge = false) {
+                  bool inStage1 = false, bool merge = false,
+                  bool prefetch = false) {
   MlaProblem p = makeMlaProblem(c, rng);
   MlaReference ref = mlaReference(p);
   const int B = c.B(), rows = c.rows(), headBlocks = (rows + 15) / 16;
@@ -98,6 +100,7 @@ MlaErrors runCase(const MlaCase &c, int splits, std::mt19937_64 &rng,
                                    {"QUERY_LEN", std::to_string(c.sq)},
                                    {"MERGE", merge ? "1" : "0"},
                                    {"MERGE_COLS", "32"},
+                                   {"PREFETCH", prefetch ? "1" : "0"},
                                    {"T", t},
                                    {"LSE_T", dtypeName(lseType)}});
   // Several split blocks and column blocks per (request, head).
@@ -238,6 +241,7 @@ struct Family {
   bool latentHalves = false; ///< the latent part streamed in two halves
   bool inStage1 = false;     ///< stage 1 makes the schedule (SCHEDULE = 2)
   bool merge = false;        ///< stage 1 merges the pieces (MERGE = 1)
+  bool prefetch = false;     ///< stage 1 prefetches first (PREFETCH = 1)
 };
 
 double oTolerance(DType t) { return t == DType::BF16 ? 1e-2 : 2e-3; }
@@ -253,9 +257,9 @@ void runFamilies(const std::vector<Family> &families) {
     for (const MlaCase &c : f.cases)
       for (int splits : f.splits) {
         SCOPED_TRACE(c.describe() + " splits=" + std::to_string(splits));
-        MlaErrors e =
-            runCase(c, splits, rng, DType::F32, f.programs, f.parts,
-                    f.stage2Heads, f.latentHalves, f.inStage1, f.merge);
+        MlaErrors e = runCase(c, splits, rng, DType::F32, f.programs, f.parts,
+                              f.stage2Heads, f.latentHalves, f.inStage1,
+                              f.merge, f.prefetch);
         EXPECT_LE(e.o, oTolerance(c.type)) << "at " << e.where;
         EXPECT_LE(e.lse, 1e-3);
         worst.o = std::max(worst.o, e.o);
@@ -338,6 +342,23 @@ TEST(MlaInterpreter, TmaVariantByLatentHalves) {
   Family scheduled{"TMA latent halves, schedule", cases, {1}, 0, 7};
   scheduled.latentHalves = true;
   runFamilies({halves, scheduled});
+}
+
+TEST(MlaInterpreter, TmaVariantPrefetchingWhileScheduled) {
+  // PREFETCH: before its wait for the schedule, stage 1 reads seq_lens,
+  // the block table and q's address to prefetch what a uniform batch
+  // would give it first; the guess is right for the uniform batch, wrong
+  // for the ragged ones and for more requests than parts, and must not
+  // change a result (the interpreter checks each read's bounds).
+  std::vector<MlaCase> cases = {small(16, 16, {100, 0, 1, 37, 64, 3}),
+                                small(20, 32, {97, 5, 0, 66}, DType::F16, true),
+                                small(16, 16, {64, 64, 64, 64})};
+  for (MlaCase &c : cases)
+    c.contiguousPages = true;
+  Family many{"TMA prefetch, 9 parts", cases, {1}, 0, 9};
+  Family few{"TMA prefetch, 2 parts", cases, {1}, 0, 2};
+  many.prefetch = few.prefetch = true;
+  runFamilies({many, few});
 }
 
 /// The device schedule's families: parts that cross requests, requests cut

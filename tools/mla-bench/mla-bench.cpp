@@ -166,6 +166,7 @@ mla::TritonMLAImpl makeImpl(int H, int maxBatch, int maxQueryLen,
   options.fp8Dots = o.fp8Dots;
   options.scheduleInStage1 = o.scheduleInStage1;
   options.mergeInStage1 = o.mergeInStage1;
+  options.prefetchWhileScheduling = o.prefetch;
   options.persistentWaves = o.persistentWaves;
   options.scheduleOverheadBlocks = o.scheduleOverhead;
   options.scheduleMinPieceBlocks = o.scheduleMinPiece;

@@ -427,6 +427,23 @@ def Tile_LaunchDependentsOp : Tile_Op<"launch_dependents",
   let assemblyFormat = "attr-dict";
 }
 
+def Tile_PrefetchL2Op : Tile_Op<"prefetch_l2",
+    [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "hint: start bringing `bytes` bytes at `ptr` into L2";
+  let description = [{
+    One thread of the program (of the warps that run it, after a warp split)
+    asks for the `bytes` bytes at `ptr` to be brought into L2 and goes on;
+    nothing waits for it and nothing else changes (L2 is coherent, so a
+    later read sees later writes). Where `bytes` is not positive it does
+    nothing. On sm_90+ one bulk prefetch of the 16-byte-aligned part of
+    the range (it never touches a byte outside [ptr, ptr + bytes)),
+    elsewhere nothing. Declared to read and write memory only so that it
+    keeps its place.
+  }];
+  let arguments = (ins Tile_PointerType:$ptr, I32:$bytes);
+  let assemblyFormat = "$ptr `,` $bytes attr-dict `:` qualified(type($ptr))";
+}
+
 def Tile_MBarrierAllocOp : Tile_Op<"mbarrier_alloc", [
     MemoryEffects<[MemAlloc, MemWrite]>]> {
   let summary = "shared-memory mbarriers, initialized for their type's arrivals";

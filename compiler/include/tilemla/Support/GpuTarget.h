@@ -50,6 +50,9 @@ public:
   bool hasFp8Dots() const { return capability >= 89; }
   /// Programmatic dependent launch (griddepcontrol): sm_90 and newer.
   bool hasDependentLaunch() const { return capability >= 90; }
+  /// Bulk asynchronous copies and L2 prefetches (cp.async.bulk): sm_90 and
+  /// newer.
+  bool hasBulkCopies() const { return capability >= 90; }
   /// Largest shared memory one program may use (the opt-in limit), bytes.
   unsigned maxSharedBytes() const;
   /// The PTX ISA version the backend emits (80 is PTX 8.0; a kernel with

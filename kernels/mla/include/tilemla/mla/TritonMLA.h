@@ -385,9 +385,11 @@ private:
   /// for a scale that is missing, given twice or given to an "auto" cache.
   int checkKvScale(const DecodeMetadata &metadata) const;
   /// `scheduleMode`: the stages' SCHEDULE (0: host splits, 1: a schedule
-  /// kernel's, 2: made in stage 1); `kvScaleMode`: stage 1's KV_SCALE (0:
-  /// a cache in q's dtype, 1: an fp8 cache's host scale, 2: its device
-  /// scalar).
+  /// kernel's, 2: made in stage 1), or 3: 1 with a schedule kernel launched
+  /// by the call right before stage 1, which then prefetches while it runs
+  /// (TritonMLAOptions::prefetchWhileScheduling); `kvScaleMode`: stage 1's
+  /// KV_SCALE (0: a cache in q's dtype, 1: an fp8 cache's host scale, 2: its
+  /// device scalar).
   Kernels &kernelsFor(int64_t pageSize, int splits, DType dtype, DType lseDtype,
                       int kvScaleMode, bool tma, int scheduleMode,
                       LaunchShape shape);

@@ -149,6 +149,11 @@ struct TritonMLAOptions {
   /// DecodeMetadata::schedule must match the lengths exactly: a stale one
   /// leaves a count behind that later calls inherit.
   bool mergeInStage1 = false;
+  /// Where a call launches its own schedule kernel (TMA stage 1, bf16/f16
+  /// cache, one query token): while that kernel runs, each stage-1 program
+  /// prefetches into L2 the q rows and first token blocks it would take if
+  /// the batch were uniform (an experiment; off until measured).
+  bool prefetchWhileScheduling = false;
   /// Checked inputs (also on when the environment has
   /// TILEMLA_CHECK_INPUTS=1): a kernel checks the metadata on the device
   /// before the decode reads it (seq_lens >= 0 and within the block table's
