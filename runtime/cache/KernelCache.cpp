@@ -59,12 +59,7 @@ std::string encodeArgFacts(const std::vector<ArgFact> &facts) {
 
 Artifact compile(const CompileRequest &request, const std::string &key) {
   SourceFile file(request.sourcePath, request.sourceText);
-  CompileOptions options;
-  options.kernelName = request.kernelName;
-  options.defines = request.constexprs;
-  options.target = request.target;
-  options.numWarps = request.numWarps;
-  options.argFacts = request.argFacts;
+  CompileOptions options = compileOptionsOf(request);
   options.dumpDirectory = dumpFolder(request, key);
   std::string errors, timing;
   llvm::raw_string_ostream timingReport(timing);
@@ -149,6 +144,16 @@ double millisecondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(
              std::chrono::steady_clock::now() - start)
       .count();
+}
+
+CompileOptions compileOptionsOf(const CompileRequest &request) {
+  CompileOptions options;
+  options.kernelName = request.kernelName;
+  options.defines = request.constexprs;
+  options.target = request.target;
+  options.numWarps = request.numWarps;
+  options.argFacts = request.argFacts;
+  return options;
 }
 
 std::string computeCacheKey(const CompileRequest &request) {

@@ -57,6 +57,9 @@ struct Artifact {
 
 std::string computeCacheKey(const CompileRequest &request);
 
+/// The compiler's options for `request` (no dump folder or timing report).
+CompileOptions compileOptionsOf(const CompileRequest &request);
+
 /// The disk cache folder, or nullopt when TILEMLA_CACHE=off.
 std::optional<std::filesystem::path> diskCacheDirectory();
 

@@ -221,9 +221,7 @@ struct Kernel::Impl {
   const interp::Kernel &getInterpreted() {
     std::lock_guard<std::mutex> lock(mutex);
     if (!interpreted) {
-      CompileOptions options;
-      options.defines = request.constexprs;
-      options.numWarps = request.numWarps;
+      CompileOptions options = runtime::compileOptionsOf(request);
       try {
         interpreted = std::make_unique<interp::Kernel>(
             SourceFile(request.sourcePath, request.sourceText), options);
@@ -291,6 +289,7 @@ Kernel Kernel::fromSource(const std::string &path, const std::string &text,
   impl->request.sourceText = text;
   impl->request.constexprs = constexprs;
   impl->request.numWarps = options.numWarps;
+  impl->request.kernelName = options.kernel;
   if (!options.arch.empty()) {
     impl->target = GpuTarget::parse(options.arch);
     if (!impl->target)
@@ -485,9 +484,7 @@ std::string Kernel::emit(const std::string &stage,
     throw Error(fmt::format("stage: expected ast, tile, tile-gpu, llvm-mlir, "
                             "llvm or ptx, got '{}'",
                             stage));
-  CompileOptions options;
-  options.defines = impl->request.constexprs;
-  options.numWarps = impl->request.numWarps;
+  CompileOptions options = runtime::compileOptionsOf(impl->request);
   if (!arch.empty()) {
     std::optional<GpuTarget> target = GpuTarget::parse(arch);
     if (!target)

@@ -121,6 +121,40 @@ TEST(RuntimeTest, EmitGivesEachStageWithoutAGpu) {
   }
 }
 
+TEST(RuntimeTest, OptionsPickAKernelOfTheSource) {
+  const std::string source = "fn twice(x) { return 2 * x; }\n"
+                             "kernel first(p: *i32) { store(p, twice(1)); }\n"
+                             "kernel second(p: *i32) { store(p, twice(2)); }\n";
+  EXPECT_NE(Kernel::fromSource("two.tile", source)
+                .emit("tile")
+                .find("func.func @first"),
+            std::string::npos);
+  KernelOptions second;
+  second.kernel = "second";
+  const std::string tile =
+      Kernel::fromSource("two.tile", source, {}, second).emit("tile");
+  EXPECT_NE(tile.find("func.func @second"), std::string::npos) << tile;
+  EXPECT_EQ(tile.find("@first"), std::string::npos) << tile;
+  KernelOptions missing;
+  missing.kernel = "third";
+  try {
+    Kernel::fromSource("two.tile", source, {}, missing).emit("tile");
+    ADD_FAILURE() << "no error for a kernel the source does not have";
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("no kernel named 'third'"),
+              std::string::npos)
+        << e.what();
+  }
+  if (!isInterpreterMode())
+    return;
+  DeviceBuffer out(sizeof(int32_t));
+  Kernel::fromSource("two.tile", source, {}, second)
+      .launch({1, 1, 1}, {KernelArg::pointer(out.data())});
+  int32_t value = 0;
+  out.download(&value, sizeof value);
+  EXPECT_EQ(value, 4);
+}
+
 TEST(RuntimeTest, HostMemoryReachesKernelsOnlyInterpreted) {
   if (isInterpreterMode())
     GTEST_SKIP() << "interpreted: loans are allowed (tests/capi)";

@@ -103,6 +103,9 @@ struct KernelOptions {
   /// Warps per program; 0: the kernel's `with num_warps = ...`, else 4.
   unsigned numWarps = 0;
   std::string arch; ///< empty: the current device's (sm_90a on Hopper)
+  /// Which kernel of the source (a file may hold several, sharing its
+  /// helpers); empty: the first.
+  std::string kernel;
 };
 
 /// How one launch is made.
