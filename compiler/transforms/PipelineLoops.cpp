@@ -380,14 +380,14 @@ private:
     return loop->getParentOfType<scf::ForOp>() != nullptr;
   }
 
-  /// Where `loop`'s buffers and barriers are made: before its outermost
-  /// enclosing loop, so that they are made (and mbarriers initialized)
-  /// once, not on every entry.
+  /// Where `loop`'s buffers and barriers are made: in the kernel's body,
+  /// before the op holding the loop, so that they are made (and mbarriers
+  /// initialized) once, not on every entry, and ahead of any split into
+  /// warp roles (which share them).
   static Operation *allocationPoint(scf::ForOp loop) {
     Operation *point = loop;
-    for (auto outer = loop->getParentOfType<scf::ForOp>(); outer;
-         outer = outer->getParentOfType<scf::ForOp>())
-      point = outer;
+    while (!isa<func::FuncOp>(point->getParentOp()))
+      point = point->getParentOp();
     return point;
   }
 
