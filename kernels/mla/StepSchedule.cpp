@@ -1,9 +1,10 @@
 //===- StepSchedule.cpp - a device schedule made once for many calls ------===//
 //
 // DecodeSchedule and TritonMLAImpl::scheduleDecode: the device schedule of
-// a batch (mla_decode_schedule.tile) launched by the caller, once per decode
-// step, into a buffer of its own that every layer's forward_decode then
-// reads (DecodeMetadata::schedule) instead of launching the kernel itself.
+// a batch (mla_decode_stage1.tile's mla_decode_schedule) launched by the
+// caller, once per decode step, into a buffer of its own that every layer's
+// forward_decode then reads (DecodeMetadata::schedule) instead of launching the
+// kernel itself.
 //
 //===----------------------------------------------------------------------===//
 #include "tilemla/mla/TritonMLA.h"
@@ -14,32 +15,42 @@
 
 namespace tilemla::mla {
 
-/// The layout's size (mla_decode_schedule.tile): per_part, five fields per
-/// request, the first request of each part and one past the last.
+/// The layout's size (mla_decode_stage1.tile's schedule section): per_part,
+/// five fields per request, the flag of a schedule made in stage 1, the
+/// first request of each part and one past the last.
 static size_t scheduleBytes(int64_t maxBatch, int64_t parts) {
-  return size_t(1 + 5 * maxBatch + parts + 1) * sizeof(int32_t);
+  return size_t(2 + 5 * maxBatch + parts + 1) * sizeof(int32_t);
 }
 
 DecodeSchedule::DecodeSchedule(int64_t maxBatch, int64_t parts, int tokenBlock,
                                int64_t queryLen)
     : buffer(std::make_unique<DeviceBuffer>(scheduleBytes(maxBatch, parts))),
       capacity(maxBatch), parts(parts), tokenBlock(tokenBlock),
-      queryLen(queryLen) {}
+      queryLen(queryLen) {
+  // The flag of a schedule made in stage 1 starts low (stage 2 lowers it
+  // again at the end of each such call).
+  buffer->fill(0);
+}
 
 DecodeSchedule::~DecodeSchedule() = default;
 
-Kernel TritonMLAImpl::scheduleKernel(int tokenBlock, int64_t maxBatch) {
-  // One program over the whole batch: BLOCK_B covers maxBatch, with a warp
-  // per 64 requests (4..16) so its tiles stay in registers.
+int64_t TritonMLAImpl::scheduleBlockB(int64_t maxBatch) {
   int64_t blockB = 32;
   while (blockB < maxBatch)
     blockB *= 2;
-  return sharedKernel("mla/mla_decode_schedule",
+  return blockB;
+}
+
+Kernel TritonMLAImpl::scheduleKernel(int tokenBlock, int64_t maxBatch) {
+  // A warp per 64 requests (4..16), so that its tiles stay in registers.
+  const int64_t blockB = scheduleBlockB(maxBatch);
+  return sharedKernel("mla/mla_decode_stage1",
                       {{"BLOCK_B", std::to_string(blockB)},
                        {"BLOCK_N", std::to_string(tokenBlock)},
                        {"OVERHEAD", std::to_string(scheduleOverheadBlocks())},
                        {"MIN_PIECE", std::to_string(scheduleMinPieceBlocks())}},
-                      unsigned(std::clamp<int64_t>(blockB / 64, 4, 16)));
+                      unsigned(std::clamp<int64_t>(blockB / 64, 4, 16)),
+                      "mla_decode_schedule");
 }
 
 std::vector<KernelArg>

@@ -340,10 +340,11 @@ TritonMLAImpl::Kernels &TritonMLAImpl::kernelsFor(int64_t pageSize, int splits,
     stage1["MERGE"] = "1";
     stage1["MERGE_COLS"] = std::to_string(mergeCols);
   }
-  // Made in stage 1: the schedule kernel's cut (its constants).
+  // Made in stage 1: the schedule kernel's constants.
   if (scheduleMode == 2) {
     stage1["OVERHEAD"] = std::to_string(scheduleOverheadBlocks());
     stage1["MIN_PIECE"] = std::to_string(scheduleMinPieceBlocks());
+    stage1["SCHEDULE_BLOCK_B"] = std::to_string(scheduleBlockB(opts.maxBatch));
   }
   // Stage 2 merges up to kStage2BlockValues values (splits x columns, a
   // power of two of splits) per step: narrow column blocks take all of a
@@ -382,12 +383,13 @@ TritonMLAImpl::Kernels &TritonMLAImpl::kernelsFor(int64_t pageSize, int splits,
 
 Kernel TritonMLAImpl::sharedKernel(const std::string &name,
                                    const Kernel::Constexprs &constexprs,
-                                   unsigned warps) {
-  auto key = std::make_tuple(name, constexprs, warps);
+                                   unsigned warps, const std::string &kernel) {
+  auto key = std::make_tuple(name, constexprs, warps, kernel);
   if (auto it = sharedKernels.find(key); it != sharedKernels.end())
     return it->second;
   KernelOptions options;
   options.numWarps = warps;
+  options.kernel = kernel;
   return sharedKernels
       .emplace(std::move(key), Kernel::fromEmbedded(name, constexprs, options))
       .first->second;

@@ -111,16 +111,19 @@ private:
 /// device schedule is made anew on every replay).
 /// `persistentWaves`, `schedule`: the TritonMLAOptions; `stepSchedule`: the
 /// graph holds a decode step's scheduleDecode before the call, which reads
-/// that schedule (DecodeMetadata::schedule).
+/// that schedule (DecodeMetadata::schedule); `inStage1`: the schedule is
+/// made by stage 1 (TritonMLAOptions::scheduleInStage1), whose flag each
+/// replay raises and lowers again.
 void captureAndReplay(
     const GraphApi *api, MlaCase c, std::mt19937_64 &rng,
     int persistentWaves = 0,
     mla::DeviceSchedule schedule = mla::DeviceSchedule::Default,
-    bool stepSchedule = false) {
+    bool stepSchedule = false, bool inStage1 = false) {
   SCOPED_TRACE(c.describe() +
                " persistentWaves=" + std::to_string(persistentWaves) +
                " schedule=" + std::to_string(int(schedule)) +
-               (stepSchedule ? " step schedule" : ""));
+               (stepSchedule ? " step schedule" : "") +
+               (inStage1 ? " made in stage 1" : ""));
   MlaProblem p = makeMlaProblem(c, rng);
   const int64_t B = c.B(), H = c.H, R = c.R, P = c.P, rows = c.rows();
   mla::TritonMLAOptions options;
@@ -129,6 +132,7 @@ void captureAndReplay(
   options.splitPolicy = mla::SplitPolicy::Auto;
   options.persistentWaves = persistentWaves;
   options.deviceSchedule = schedule;
+  options.scheduleInStage1 = inStage1;
   mla::TritonMLAImpl impl(H, R + P, c.scale, 1, std::nullopt, std::nullopt,
                           "auto", std::nullopt, "decoder", std::nullopt,
                           mla::MLAArgs{R, P, 128, 128}, options);
@@ -222,6 +226,8 @@ TEST_F(MlaGraphTest, CapturedDecodeReplaysWithNewInputs) {
   c.H = 16, c.page = 64, c.lens = {4096, 1000, 2048, 77, 0, 3};
   captureAndReplay(api, c, rng);
   captureAndReplay(api, c, rng, 0, mla::DeviceSchedule::Always);
+  captureAndReplay(api, c, rng, 0, mla::DeviceSchedule::Always, false,
+                   /*inStage1=*/true);
   // 128 heads over back-to-back pages: on sm_90a, stage 1 with TMA and a
   // producer warpgroup; then on a persistent grid, whose programs' share of
   // items is fixed at capture while the lengths move between replays.
@@ -232,6 +238,8 @@ TEST_F(MlaGraphTest, CapturedDecodeReplaysWithNewInputs) {
   captureAndReplay(api, c, rng, /*persistentWaves=*/1);
   captureAndReplay(api, c, rng, 0, mla::DeviceSchedule::Always,
                    /*stepSchedule=*/true);
+  captureAndReplay(api, c, rng, 0, mla::DeviceSchedule::Always, false,
+                   /*inStage1=*/true);
 }
 
 TEST_F(MlaGraphTest, MultiTokenDecodeReplaysWithNewLengths) {

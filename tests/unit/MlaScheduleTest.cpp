@@ -1,11 +1,11 @@
 //===- MlaScheduleTest.cpp - the MLA device schedule on adversarial batches
 //===//
 //
-// kernels/mla/mla_decode_schedule.tile runs in the interpreter with the
-// backend's constants (64-token blocks, the default cost of entering a
-// request and shortest piece, 132 parts) on length mixes meant to break a
-// schedule; the test then reads the schedule as stage 1 and stage 2 do and
-// checks it:
+// kernels/mla/mla_decode_stage1.tile's mla_decode_schedule runs in the
+// interpreter with the backend's constants (64-token blocks, the default cost
+// of entering a request and shortest piece, 132 parts) on length mixes meant to
+// break a schedule; the test then reads the schedule as stage 1 and stage 2 do
+// and checks it:
 //   - coverage: every token of every request is in exactly one part's range;
 //   - slots: request b's parts write slots first_b .. first_b + count_b - 1,
 //     each once, numbered one request after the other, at most B + parts;
@@ -51,19 +51,19 @@ std::vector<int32_t> runSchedule(const std::vector<int32_t> &lens, int parts) {
   while (blockB < B)
     blockB *= 2;
   std::ifstream in(std::string(TILEMLA_SOURCE_DIR) +
-                   "/kernels/mla/mla_decode_schedule.tile");
+                   "/kernels/mla/mla_decode_stage1.tile");
   std::stringstream source;
   source << in.rdbuf();
   CompileOptions options;
+  options.kernelName = "mla_decode_schedule";
   options.defines = {{"BLOCK_B", std::to_string(blockB)},
                      {"BLOCK_N", std::to_string(kBlock)},
                      {"OVERHEAD", std::to_string(kOverhead)},
                      {"MIN_PIECE", std::to_string(kMinPiece)}};
   options.numWarps = 8;
   interp::Kernel kernel(
-      SourceFile("kernels/mla/mla_decode_schedule.tile", source.str()),
-      options);
-  std::vector<int32_t> schedule(1 + 5 * size_t(B) + parts + 1, -7);
+      SourceFile("kernels/mla/mla_decode_stage1.tile", source.str()), options);
+  std::vector<int32_t> schedule(2 + 5 * size_t(B) + parts + 1, -7);
   std::vector<int32_t> seqLens = lens;
   kernel.launch({1, 1, 1},
                 {interp::Arg::pointer(seqLens), interp::Arg::i32(B),
@@ -81,8 +81,8 @@ std::vector<std::vector<Range>> partRanges(const std::vector<int32_t> &s,
   auto field = [&](int f, int b) { return int64_t(s[1 + f * B + b]); };
   std::vector<std::vector<Range>> out(parts);
   for (int part = 0; part < parts; ++part) {
-    int first = s[1 + 5 * B + part];
-    int last = std::min(s[1 + 5 * B + part + 1] + 1, B);
+    int first = s[2 + 5 * B + part];
+    int last = std::min(s[2 + 5 * B + part + 1] + 1, B);
     for (int b = first; b < last; ++b) {
       int64_t pos = field(0, b), chunk = field(1, b) * kBlock,
               pieces = field(2, b);

@@ -414,6 +414,9 @@ private:
   /// The schedule kernel for stage-1 steps of `tokenBlock` tokens over
   /// batches of up to `maxBatch` requests.
   Kernel scheduleKernel(int tokenBlock, int64_t maxBatch);
+  /// The schedule's batch tile (one program takes the whole batch): a power
+  /// of two, at least 32 and `maxBatch`.
+  static int64_t scheduleBlockB(int64_t maxBatch);
   /// The schedule's cost model: the options', else the defaults.
   int scheduleOverheadBlocks() const {
     return opts.scheduleOverheadBlocks ? opts.scheduleOverheadBlocks
@@ -555,12 +558,15 @@ private:
   std::map<std::tuple<int64_t, int, DType, DType, int, bool, int, LaunchShape>,
            Kernels>
       kernelCache;
-  /// One Kernel per (source, constexprs, warps), shared by the kernel sets
-  /// that use it (stage 1 and the schedule do not depend on the split
-  /// count): each specialization is then loaded once, not once per set.
+  /// One Kernel per (source, constexprs, warps, kernel of the source),
+  /// shared by the kernel sets that use it (stage 1 and the schedule do not
+  /// depend on the split count): each specialization is then loaded once,
+  /// not once per set.
   Kernel sharedKernel(const std::string &name,
-                      const Kernel::Constexprs &constexprs, unsigned warps);
-  std::map<std::tuple<std::string, Kernel::Constexprs, unsigned>, Kernel>
+                      const Kernel::Constexprs &constexprs, unsigned warps,
+                      const std::string &kernel = {});
+  std::map<std::tuple<std::string, Kernel::Constexprs, unsigned, std::string>,
+           Kernel>
       sharedKernels;
   /// Calls from several threads queue their launches one at a time...
   mutable std::mutex callMutex;

@@ -132,14 +132,12 @@ struct TritonMLAOptions {
   int scheduleOverheadBlocks = 0;
   int scheduleMinPieceBlocks = 0;
   /// An experiment, off by default: where a call schedules on the device
-  /// and was given no DecodeMetadata::schedule, every stage-1 program makes
-  /// the schedule itself from seq_lens (scalar walks over the batch)
-  /// instead of a third kernel before it: one launch fewer
-  /// (docs/design/SCHEDULE.md). Measured on the H200: 4.5-43 % slower on
-  /// every shape (the scalar walks cost more than the launch they save),
-  /// so off. precompile() prepares
-  /// those calls' kernels; a call given a step schedule uses the schedule
-  /// kernel's stages, compiled at its first use.
+  /// and was given no DecodeMetadata::schedule, stage 1's program 0 makes
+  /// the schedule (the schedule kernel's code) while the other programs
+  /// wait for its flag, instead of a third kernel before stage 1: one
+  /// launch fewer (docs/design/SCHEDULE.md). Off until measured.
+  /// precompile() prepares those calls' kernels; a call given a step
+  /// schedule uses the schedule kernel's stages, compiled at its first use.
   bool scheduleInStage1 = false;
   /// With a schedule kernel's schedule: no stage 2. The last stage-1
   /// program to finish a piece of a request (per head block) merges the
