@@ -46,7 +46,7 @@ struct Tuning {
   /// the first left its arrival counts at zero.
   bool mergeInStage1 = false;
   /// TritonMLAOptions::prefetchWhileScheduling.
-  bool prefetch = false;
+  bool prefetch = true;
   int persistentWaves = 0;
   int numSMs = 0; ///< fewer persistent programs: many items each
   /// The device schedule's cost model (0: the defaults).
@@ -199,7 +199,7 @@ protected:
           (r.tuning.fp8Dots ? " fp8-dots" : "") +
           (r.tuning.scheduleInStage1 ? " schedule-in-stage1" : "") +
           (r.tuning.mergeInStage1 ? " merge-in-stage1" : "") +
-          (r.tuning.prefetch ? " prefetch" : "") +
+          (r.tuning.prefetch ? "" : " no prefetch") +
           (r.tuning.persistentWaves
                ? " persistent=" + std::to_string(r.tuning.persistentWaves)
                : "") +

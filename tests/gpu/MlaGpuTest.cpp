@@ -335,14 +335,16 @@ TEST_F(MlaGpuTest, DeviceScheduleOnEveryKernel) {
     runs.push_back({c, SP::Auto, mla::LseDType::F32, merged});
     merged.numSMs = 3;
     runs.push_back({c, SP::Auto, mla::LseDType::F32, merged});
-    // Prefetching while the schedule is made (the guess right for the
-    // uniform batch, wrong for the ragged one; neither may change o).
-    Tuning prefetch = always;
-    prefetch.prefetch = true;
-    runs.push_back({c, SP::Auto, mla::LseDType::F32, prefetch});
+    // Prefetching while the schedule is made (the default there; the
+    // guess right for the uniform batch, wrong for the ragged one; neither
+    // may change o), and without it.
+    Tuning noPrefetch = always;
+    noPrefetch.prefetch = false;
+    runs.push_back({c, SP::Auto, mla::LseDType::F32, noPrefetch});
     MlaCase uniform = mk(H, 64, std::vector<int32_t>(32, 700), DType::BF16);
     uniform.contiguousPages = true;
-    runs.push_back({uniform, SP::Auto, mla::LseDType::F32, prefetch});
+    runs.push_back({uniform, SP::Auto, mla::LseDType::F32, always});
+    runs.push_back({uniform, SP::Auto, mla::LseDType::F32, noPrefetch});
   }
   family("device schedule on every stage-1 kernel", runs);
 }

@@ -86,7 +86,7 @@ std::vector<Shape> adversarialMixes(int H, int page, int sq) {
       "                 [--latent-halves] [--persistent=W]\n"
       "                 [--schedule=default|off|always] [--step-schedule]\n"
       "                 [--schedule-in-stage1] [--merge-in-stage1] "
-      "[--prefetch]\n"
+      "[--no-prefetch]\n"
       "                 [--schedule-overhead=N] [--schedule-min-piece=N]\n"
       "                 [--mixes] [--kv-dtype=bf16|fp8|fp8_ds_mla] "
       "[--f16-dots|--bf16-dots] [--fp8-dots]\n"
@@ -143,9 +143,9 @@ std::vector<Shape> adversarialMixes(int H, int page, int sq) {
       "experiment)\n"
       "  --merge-in-stage1  where a call schedules on the device, stage 1\n"
       "            merges each request's pieces (no stage 2; an experiment)\n"
-      "  --prefetch  where a call launches its schedule kernel (TMA, bf16),\n"
-      "            stage 1 prefetches its likely first q rows and token\n"
-      "            blocks into L2 meanwhile (an experiment)\n"
+      "  --no-prefetch  stage 1 does not prefetch its likely first q rows\n"
+      "            and token blocks into L2 while the call's schedule kernel\n"
+      "            runs (the default where that kernel runs: TMA, bf16)\n"
       "  --schedule-overhead, --schedule-min-piece  the device schedule's\n"
       "            cost of entering a request and its shortest piece, in\n"
       "            token blocks (for tuning; default %d and %d)\n"
@@ -346,8 +346,8 @@ Options parseOptions(int argc, char **argv) {
       o.scheduleInStage1 = true;
     } else if (arg == "--merge-in-stage1") {
       o.mergeInStage1 = true;
-    } else if (arg == "--prefetch") {
-      o.prefetch = true;
+    } else if (arg == "--no-prefetch") {
+      o.prefetch = false;
     } else if (arg == "--schedule-overhead") {
       o.scheduleOverhead = takeInt(1);
     } else if (arg == "--schedule-min-piece") {
