@@ -478,13 +478,25 @@ void TritonMLAImpl::run(const DecodeCall &call, StreamHandle stream) {
                       "nothing was decoded");
     }
   }
+  LaunchGraph::Launch launches[3];
+  size_t count = 0;
   if (p.makesSchedule)
-    kernels.schedule->launch({1, 1, 1}, p.scheduleArgs, stream,
-                             kDependentLaunch);
-  kernels.stage1.launch({p.programs, 1, 1}, p.stage1Args, stream,
-                        p.scheduled ? kDependentLaunch : LaunchOptions());
+    launches[count++] = {
+        &*kernels.schedule, {1, 1, 1}, &p.scheduleArgs, kDependentLaunch};
+  launches[count++] = {&kernels.stage1,
+                       {p.programs, 1, 1},
+                       &p.stage1Args,
+                       p.scheduled ? kDependentLaunch : LaunchOptions()};
   if (!p.mergesInStage1)
-    kernels.stage2.launch(p.stage2Grid, p.stage2Args, stream, kDependentLaunch);
+    launches[count++] = {&kernels.stage2, p.stage2Grid, &p.stage2Args,
+                         kDependentLaunch};
+  if (opts.launchAsGraph && !kernels.check) {
+    launchGraph.launch(launches, count, stream);
+  } else {
+    for (size_t i = 0; i < count; ++i)
+      launches[i].kernel->launch(launches[i].grid, *launches[i].args, stream,
+                                 launches[i].options);
+  }
   workspaceOrder.release(stream);
 }
 

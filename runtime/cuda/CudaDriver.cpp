@@ -54,6 +54,19 @@ LoadedDriver loadDriver() {
   std::string optional; // these stay null on drivers without them
   bind(library, "cuLaunchKernelEx", api.cuLaunchKernelEx, optional);
   bind(library, "cuTensorMapEncodeTiled", api.cuTensorMapEncodeTiled, optional);
+  // The _v2 entry points take the structs declared in CudaDriver.h (the
+  // unsuffixed ones keep the CUDA 11 layouts).
+  bind(library, "cuGraphCreate", api.cuGraphCreate, optional);
+  bind(library, "cuGraphAddKernelNode_v2", api.cuGraphAddKernelNode, optional);
+  bind(library, "cuGraphAddDependencies_v2", api.cuGraphAddDependencies,
+       optional);
+  bind(library, "cuGraphInstantiateWithFlags", api.cuGraphInstantiateWithFlags,
+       optional);
+  bind(library, "cuGraphExecKernelNodeSetParams_v2",
+       api.cuGraphExecKernelNodeSetParams, optional);
+  bind(library, "cuGraphLaunch", api.cuGraphLaunch, optional);
+  bind(library, "cuGraphExecDestroy", api.cuGraphExecDestroy, optional);
+  bind(library, "cuGraphDestroy", api.cuGraphDestroy, optional);
   bind(library, "cuMemAlloc_v2", api.cuMemAlloc, error);
   bind(library, "cuMemFree_v2", api.cuMemFree, error);
   bind(library, "cuMemcpyHtoD_v2", api.cuMemcpyHtoD, error);

@@ -23,6 +23,9 @@ using CUmodule = struct CUmod_st *;
 using CUfunction = struct CUfunc_st *;
 using CUstream = struct CUstream_st *;
 using CUevent = struct CUevent_st *;
+using CUgraph = struct CUgraph_st *;
+using CUgraphNode = struct CUgraphNode_st *;
+using CUgraphExec = struct CUgraphExec_st *;
 
 constexpr CUresult CUDA_SUCCESS = 0;
 constexpr CUresult CUDA_ERROR_NO_BINARY_FOR_GPU = 209;
@@ -55,6 +58,26 @@ struct CUlaunchConfig {
   CUlaunchAttribute *attrs;
   unsigned numAttrs;
 };
+
+/// A graph's kernel node (CUDA_KERNEL_NODE_PARAMS_v2, CUDA 12.0+).
+struct CUDA_KERNEL_NODE_PARAMS_v2 {
+  CUfunction func;
+  unsigned gridDimX, gridDimY, gridDimZ;
+  unsigned blockDimX, blockDimY, blockDimZ;
+  unsigned sharedMemBytes;
+  void **kernelParams;
+  void **extra;
+  void *kern; // CUkernel, read only without func
+  CUcontext ctx;
+};
+/// An edge's annotation (CUgraphEdgeData, CUDA 12.3+); zero: full
+/// completion of the upstream node.
+struct CUgraphEdgeData {
+  unsigned char from_port, to_port, type;
+  unsigned char reserved[5];
+};
+constexpr unsigned char CU_GRAPH_DEPENDENCY_TYPE_PROGRAMMATIC = 1;
+constexpr unsigned char CU_GRAPH_KERNEL_NODE_PORT_PROGRAMMATIC = 1;
 
 /// The TMA unit's description of a tensor (CUtensorMap): opaque, encoded on
 /// the host, passed to kernels by value.
@@ -140,6 +163,21 @@ struct DriverApi {
   /// cuEventElapsedTime_v2 where the driver has it (CUDA 12.8+), else the
   /// original entry point (same signature).
   CUresult (*cuEventElapsedTime)(float *, CUevent, CUevent);
+  /// Graphs of kernel nodes with programmatic edges (CUDA 12.3+; null
+  /// before, and LaunchGraph then launches directly).
+  CUresult (*cuGraphCreate)(CUgraph *, unsigned);
+  CUresult (*cuGraphAddKernelNode)(CUgraphNode *, CUgraph, const CUgraphNode *,
+                                   size_t, const CUDA_KERNEL_NODE_PARAMS_v2 *);
+  CUresult (*cuGraphAddDependencies)(CUgraph, const CUgraphNode *,
+                                     const CUgraphNode *,
+                                     const CUgraphEdgeData *, size_t);
+  CUresult (*cuGraphInstantiateWithFlags)(CUgraphExec *, CUgraph,
+                                          unsigned long long);
+  CUresult (*cuGraphExecKernelNodeSetParams)(
+      CUgraphExec, CUgraphNode, const CUDA_KERNEL_NODE_PARAMS_v2 *);
+  CUresult (*cuGraphLaunch)(CUgraphExec, CUstream);
+  CUresult (*cuGraphExecDestroy)(CUgraphExec);
+  CUresult (*cuGraphDestroy)(CUgraph);
 };
 
 /// True if libcuda.so.1 can be loaded and reports at least one device.

@@ -4,6 +4,7 @@
 #include "EmbeddedKernels.h"
 #include "HostMemory.h"
 #include "ParallelFor.h"
+#include "PreparedLaunch.h"
 #include "TensorDescriptor.h"
 #include "tilemla/Interpreter/Interpreter.h"
 #include "tilemla/Runtime.h"
@@ -387,6 +388,15 @@ void Kernel::launch(Dim3 grid, const std::vector<KernelArg> &args,
                     StreamHandle stream, const LaunchOptions &options) const {
   if (isInterpreterMode())
     return launchInterpreted(impl->getInterpreted(), grid, args);
+  // On the stack: cuLaunchKernel copies the arguments before it returns.
+  PreparedLaunch launch;
+  if (prepareLaunch(grid, args, options, launch))
+    launch.issue(static_cast<CUstream>(stream));
+}
+
+bool Kernel::prepareLaunch(Dim3 grid, const std::vector<KernelArg> &args,
+                           const LaunchOptions &options,
+                           PreparedLaunch &launch) const {
   CUcontext context = currentContext();
   const LoadedKernel &loaded = impl->get(context, argSpecialization(args));
   const runtime::Artifact &artifact = *loaded.artifact;
@@ -394,54 +404,64 @@ void Kernel::launch(Dim3 grid, const std::vector<KernelArg> &args,
     throw Error(fmt::format("kernel {} takes {} arguments, got {}",
                             artifact.name, artifact.params.size(),
                             args.size()));
-  void *params[64];
-  if (args.size() > 64)
+  if (args.size() > PreparedLaunch::kMaxParams)
     throw Error(fmt::format("kernel {}: too many arguments", artifact.name));
   for (size_t i = 0; i < args.size(); ++i) {
     if (loaded.expected[i] != args[i].kind())
       throw Error(fmt::format("kernel {}: argument {} must be {}, got {}",
                               artifact.name, i, toString(artifact.params[i]),
                               kindName(args[i].kind())));
-    params[i] = args[i].storage();
+    launch.params[i] = args[i].storage();
   }
-  // On the stack: cuLaunchKernel copies the arguments before it returns.
-  TensorDescBlock descs[kMaxTensorParams];
   for (size_t t = 0; t < loaded.tensors.size(); ++t) {
     const TensorParam &tensor = loaded.tensors[t];
     const KernelParam &param = artifact.params[tensor.index];
     checkTensorArg(artifact.name, param, tensor, args[tensor.index]);
-    buildTensorDesc(artifact.name, param, tensor, args[tensor.index], descs[t]);
-    params[tensor.index] = &descs[t];
+    buildTensorDesc(artifact.name, param, tensor, args[tensor.index],
+                    launch.descs[t]);
+    launch.params[tensor.index] = &launch.descs[t];
   }
   if (grid[0] == 0 || grid[1] == 0 || grid[2] == 0)
-    return; // an empty grid launches nothing
+    return false; // an empty grid launches nothing
+  launch.name = &artifact.name;
+  launch.function = loaded.function;
+  for (int d = 0; d < 3; ++d)
+    launch.grid[d] = grid[d];
+  launch.threads = artifact.threadsPerProgram();
+  launch.sharedBytes = artifact.sharedBytes;
+  launch.dependent = options.programmaticDependent && loaded.dependentLaunch;
+  return true;
+}
+
+void PreparedLaunch::issue(CUstream stream) const {
   // The hot path: the error text is built only on failure.
-  if (options.programmaticDependent && loaded.dependentLaunch) {
-    CUlaunchAttribute dependent = {};
-    dependent.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
-    dependent.value.programmaticStreamSerializationAllowed = 1;
-    CUlaunchConfig config = {grid[0],
-                             grid[1],
-                             grid[2],
-                             artifact.threadsPerProgram(),
-                             1,
-                             1,
-                             artifact.sharedBytes,
-                             static_cast<CUstream>(stream),
-                             &dependent,
-                             1};
-    CUresult result =
-        driver().cuLaunchKernelEx(&config, loaded.function, params, nullptr);
+  if (dependent) {
+    CUlaunchAttribute attribute = {};
+    attribute.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+    attribute.value.programmaticStreamSerializationAllowed = 1;
+    CUlaunchConfig config = {grid[0], grid[1],     grid[2], threads,    1,
+                             1,       sharedBytes, stream,  &attribute, 1};
+    CUresult result = driver().cuLaunchKernelEx(
+        &config, function, const_cast<void **>(params), nullptr);
     if (result != CUDA_SUCCESS)
-      check(result, "cuLaunchKernelEx", "kernel " + artifact.name);
+      check(result, "cuLaunchKernelEx", "kernel " + *name);
     return;
   }
   CUresult result = driver().cuLaunchKernel(
-      loaded.function, grid[0], grid[1], grid[2], artifact.threadsPerProgram(),
-      1, 1, artifact.sharedBytes, static_cast<CUstream>(stream), params,
-      nullptr);
+      function, grid[0], grid[1], grid[2], threads, 1, 1, sharedBytes, stream,
+      const_cast<void **>(params), nullptr);
   if (result != CUDA_SUCCESS)
-    check(result, "cuLaunchKernel", "kernel " + artifact.name);
+    check(result, "cuLaunchKernel", "kernel " + *name);
+}
+
+CUDA_KERNEL_NODE_PARAMS_v2 PreparedLaunch::nodeParams() const {
+  CUDA_KERNEL_NODE_PARAMS_v2 node = {};
+  node.func = function;
+  node.gridDimX = grid[0], node.gridDimY = grid[1], node.gridDimZ = grid[2];
+  node.blockDimX = threads, node.blockDimY = 1, node.blockDimZ = 1;
+  node.sharedMemBytes = sharedBytes;
+  node.kernelParams = const_cast<void **>(params);
+  return node;
 }
 
 void Kernel::prepare(

@@ -47,6 +47,9 @@ struct Tuning {
   bool mergeInStage1 = false;
   /// TritonMLAOptions::prefetchWhileScheduling.
   bool prefetch = true;
+  /// TritonMLAOptions::launchAsGraph; the case runs twice on one impl (the
+  /// second call launches the graph the first made, given new arguments).
+  bool launchAsGraph = false;
   int persistentWaves = 0;
   int numSMs = 0; ///< fewer persistent programs: many items each
   /// The device schedule's cost model (0: the defaults).
@@ -104,6 +107,7 @@ protected:
     options.scheduleInStage1 = tuning.scheduleInStage1;
     options.mergeInStage1 = tuning.mergeInStage1;
     options.prefetchWhileScheduling = tuning.prefetch;
+    options.launchAsGraph = tuning.launchAsGraph;
     options.persistentWaves = tuning.persistentWaves;
     options.numSMs = tuning.numSMs;
     options.deviceSchedule = tuning.schedule;
@@ -146,7 +150,8 @@ protected:
     else if (c.kvScale > 0)
       md.kv_scale = kvScale;
     auto [ov, lv] = outputViews(p, dout.data(), t, dlse.data(), toMla(lseHost));
-    for (int call = tuning.mergeInStage1 ? 2 : 1; call > 0; --call) {
+    for (int call = tuning.mergeInStage1 || tuning.launchAsGraph ? 2 : 1;
+         call > 0; --call) {
       dout.fill(0xff); // NaN in every dtype
       dlse.fill(0xff);
       if (c.pair) {
@@ -200,6 +205,7 @@ protected:
           (r.tuning.scheduleInStage1 ? " schedule-in-stage1" : "") +
           (r.tuning.mergeInStage1 ? " merge-in-stage1" : "") +
           (r.tuning.prefetch ? "" : " no prefetch") +
+          (r.tuning.launchAsGraph ? " launch-graph" : "") +
           (r.tuning.persistentWaves
                ? " persistent=" + std::to_string(r.tuning.persistentWaves)
                : "") +

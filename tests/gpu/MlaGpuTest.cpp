@@ -345,7 +345,20 @@ TEST_F(MlaGpuTest, DeviceScheduleOnEveryKernel) {
     uniform.contiguousPages = true;
     runs.push_back({uniform, SP::Auto, mla::LseDType::F32, always});
     runs.push_back({uniform, SP::Auto, mla::LseDType::F32, noPrefetch});
+    // The call's kernels as one CUDA graph (TritonMLAOptions::launchAsGraph;
+    // each run calls twice), three of them and, with the schedule made in
+    // stage 1, two.
+    Tuning graph = always;
+    graph.launchAsGraph = true;
+    runs.push_back({c, SP::Auto, mla::LseDType::F32, graph});
+    runs.push_back({uniform, SP::Auto, mla::LseDType::F32, graph});
+    graph.scheduleInStage1 = true;
+    runs.push_back({c, SP::Auto, mla::LseDType::F32, graph});
   }
+  Tuning graph16 = always;
+  graph16.launchAsGraph = true;
+  runs.push_back(
+      {mk(16, 64, many, DType::BF16), SP::Auto, mla::LseDType::F32, graph16});
   family("device schedule on every stage-1 kernel", runs);
 }
 

@@ -113,17 +113,18 @@ private:
 /// graph holds a decode step's scheduleDecode before the call, which reads
 /// that schedule (DecodeMetadata::schedule); `inStage1`: the schedule is
 /// made by stage 1 (TritonMLAOptions::scheduleInStage1), whose flag each
-/// replay raises and lowers again.
+/// replay raises and lowers again; `asGraph`: TritonMLAOptions::launchAsGraph
+/// (the first call launches its graph, the captured one launches directly).
 void captureAndReplay(
     const GraphApi *api, MlaCase c, std::mt19937_64 &rng,
     int persistentWaves = 0,
     mla::DeviceSchedule schedule = mla::DeviceSchedule::Default,
-    bool stepSchedule = false, bool inStage1 = false) {
-  SCOPED_TRACE(c.describe() +
-               " persistentWaves=" + std::to_string(persistentWaves) +
-               " schedule=" + std::to_string(int(schedule)) +
-               (stepSchedule ? " step schedule" : "") +
-               (inStage1 ? " made in stage 1" : ""));
+    bool stepSchedule = false, bool inStage1 = false, bool asGraph = false) {
+  SCOPED_TRACE(
+      c.describe() + " persistentWaves=" + std::to_string(persistentWaves) +
+      " schedule=" + std::to_string(int(schedule)) +
+      (stepSchedule ? " step schedule" : "") +
+      (inStage1 ? " made in stage 1" : "") + (asGraph ? " launch graph" : ""));
   MlaProblem p = makeMlaProblem(c, rng);
   const int64_t B = c.B(), H = c.H, R = c.R, P = c.P, rows = c.rows();
   mla::TritonMLAOptions options;
@@ -133,6 +134,7 @@ void captureAndReplay(
   options.persistentWaves = persistentWaves;
   options.deviceSchedule = schedule;
   options.scheduleInStage1 = inStage1;
+  options.launchAsGraph = asGraph;
   mla::TritonMLAImpl impl(H, R + P, c.scale, 1, std::nullopt, std::nullopt,
                           "auto", std::nullopt, "decoder", std::nullopt,
                           mla::MLAArgs{R, P, 128, 128}, options);
@@ -240,6 +242,8 @@ TEST_F(MlaGraphTest, CapturedDecodeReplaysWithNewInputs) {
                    /*stepSchedule=*/true);
   captureAndReplay(api, c, rng, 0, mla::DeviceSchedule::Always, false,
                    /*inStage1=*/true);
+  captureAndReplay(api, c, rng, 0, mla::DeviceSchedule::Always, false, false,
+                   /*asGraph=*/true);
 }
 
 TEST_F(MlaGraphTest, MultiTokenDecodeReplaysWithNewLengths) {

@@ -1,9 +1,9 @@
 //===- RuntimeGpuTest.cpp - stream-ordered copies, fills and events -------===//
 //
 // DeviceBuffer::fillAsync / copyFromAsync, synchronizeStream, GpuEvent,
-// deviceInfo, unspecialized arguments, Kernel::prepare and the assembler's
-// remarks on the GPU; with TILEMLA_INTERPRET=1 on host buffers and the host
-// clock. Skipped when neither is available.
+// deviceInfo, unspecialized arguments, Kernel::prepare, LaunchGraph and the
+// assembler's remarks on the GPU; with TILEMLA_INTERPRET=1 on host buffers
+// and the host clock. Skipped when neither is available.
 //
 //===----------------------------------------------------------------------===//
 #include "tilemla/Runtime.h"
@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <vector>
 
@@ -136,6 +137,61 @@ kernel consume(x: *f32, y: *f32, n: i32) {
       wrong += values[i] != 2.0f * (float(i % 1000) + 0.5f);
     EXPECT_EQ(wrong, 0) << "round " << round;
   }
+}
+
+TEST_F(RuntimeGpuTest, LaunchGraphRunsItsLaunchesInOrder) {
+  // Three launches as one graph (the second a programmatic dependent of the
+  // first, the third an ordinary one), then again with other buffers,
+  // lengths and grids (the graph's nodes given new parameters), then two of
+  // them (a new graph), then the three again: every output must follow.
+  Kernel produce = Kernel::fromSource("produce.tile", R"(
+kernel produce(x: *f32, n: i32) {
+    launch_dependents();
+    i = program_id(0) * 1024 + arange(0, 1024);
+    store(x + i, (i % 1000).to(f32) + 0.5, mask=i < n);
+})");
+  Kernel twice = Kernel::fromSource("twice.tile", R"(
+kernel twice(x: *f32, y: *f32, n: i32) {
+    grid_dependency_wait();
+    i = program_id(0) * 1024 + arange(0, 1024);
+    store(y + i, load(x + i, mask=i < n, other=0.0) * 2.0, mask=i < n);
+})");
+  const int most = isInterpreterMode() ? 5000 : 16 << 20;
+  DeviceBuffer x(size_t(most) * 4), y(size_t(most) * 4), z(size_t(most) * 4);
+  LaunchGraph graph;
+  const LaunchOptions dependent{/*programmaticDependent=*/true};
+  for (int round = 0; round < 4; ++round) {
+    const int n = round == 1 ? most / 3 + 7 : most;
+    const size_t count = round == 2 ? 2 : 3;
+    for (DeviceBuffer *buffer : {&x, &y, &z})
+      buffer->fill(0xff); // NaN until written
+    const unsigned grid = unsigned((n + 1023) / 1024);
+    std::vector<KernelArg> produced = {KernelArg::pointer(x.data()),
+                                       KernelArg::i32(n)};
+    std::vector<KernelArg> doubled = {KernelArg::pointer(x.data()),
+                                      KernelArg::pointer(y.data()),
+                                      KernelArg::i32(n)};
+    std::vector<KernelArg> quadrupled = {KernelArg::pointer(y.data()),
+                                         KernelArg::pointer(z.data()),
+                                         KernelArg::i32(n)};
+    const LaunchGraph::Launch launches[3] = {
+        {&produce, {grid, 1, 1}, &produced, {}},
+        {&twice, {grid, 1, 1}, &doubled, dependent},
+        {&twice, {grid, 1, 1}, &quadrupled, {}}};
+    graph.launch(launches, count);
+    std::vector<unsigned char> bytes = download(count == 3 ? z : y);
+    const float *values = reinterpret_cast<const float *>(bytes.data());
+    const float factor = count == 3 ? 4.0f : 2.0f;
+    int wrong = 0, touched = 0;
+    for (int i = 0; i < n; ++i)
+      wrong += values[i] != factor * (float(i % 1000) + 0.5f);
+    for (int i = n; i < most; ++i)
+      touched += !std::isnan(values[i]);
+    EXPECT_EQ(wrong, 0) << "round " << round;
+    EXPECT_EQ(touched, 0) << "round " << round << ": written past n";
+  }
+  const LaunchGraph::Launch tooMany[5] = {};
+  EXPECT_THROW(graph.launch(tooMany, 5), Error);
 }
 
 TEST_F(RuntimeGpuTest, AtomicAddLetsTheLastProgramSeeEveryWrite) {

@@ -86,7 +86,7 @@ std::vector<Shape> adversarialMixes(int H, int page, int sq) {
       "                 [--latent-halves] [--persistent=W]\n"
       "                 [--schedule=default|off|always] [--step-schedule]\n"
       "                 [--schedule-in-stage1] [--merge-in-stage1] "
-      "[--no-prefetch]\n"
+      "[--no-prefetch] [--launch-graph]\n"
       "                 [--schedule-overhead=N] [--schedule-min-piece=N]\n"
       "                 [--mixes] [--kv-dtype=bf16|fp8|fp8_ds_mla] "
       "[--f16-dots|--bf16-dots] [--fp8-dots]\n"
@@ -146,6 +146,8 @@ std::vector<Shape> adversarialMixes(int H, int page, int sq) {
       "  --no-prefetch  stage 1 does not prefetch its likely first q rows\n"
       "            and token blocks into L2 while the call's schedule kernel\n"
       "            runs (the default where that kernel runs: TMA, bf16)\n"
+      "  --launch-graph  a call's kernels go to the stream as one CUDA graph\n"
+      "            (fewer host microseconds; an experiment)\n"
       "  --schedule-overhead, --schedule-min-piece  the device schedule's\n"
       "            cost of entering a request and its shortest piece, in\n"
       "            token blocks (for tuning; default %d and %d)\n"
@@ -348,6 +350,8 @@ Options parseOptions(int argc, char **argv) {
       o.mergeInStage1 = true;
     } else if (arg == "--no-prefetch") {
       o.prefetch = false;
+    } else if (arg == "--launch-graph") {
+      o.launchGraph = true;
     } else if (arg == "--schedule-overhead") {
       o.scheduleOverhead = takeInt(1);
     } else if (arg == "--schedule-min-piece") {

@@ -167,6 +167,7 @@ mla::TritonMLAImpl makeImpl(int H, int maxBatch, int maxQueryLen,
   options.scheduleInStage1 = o.scheduleInStage1;
   options.mergeInStage1 = o.mergeInStage1;
   options.prefetchWhileScheduling = o.prefetch;
+  options.launchAsGraph = o.launchGraph;
   options.persistentWaves = o.persistentWaves;
   options.scheduleOverheadBlocks = o.scheduleOverhead;
   options.scheduleMinPieceBlocks = o.scheduleMinPiece;

@@ -30,6 +30,9 @@
 #include <vector>
 
 namespace tilemla {
+namespace launch {
+struct PreparedLaunch;
+} // namespace launch
 /// Every runtime failure: bad arguments, compile errors, CUDA errors.
 class TILEMLA_API Error : public std::runtime_error {
 public:
@@ -193,8 +196,48 @@ public:
   struct Impl;
 
 private:
+  friend class LaunchGraph;
   explicit Kernel(std::shared_ptr<Impl> impl) : impl(std::move(impl)) {}
+  /// Compiles and loads as launch() does, checks `args` and fills `launch`;
+  /// false for an empty grid (nothing to launch).
+  bool prepareLaunch(Dim3 grid, const std::vector<KernelArg> &args,
+                     const LaunchOptions &options,
+                     launch::PreparedLaunch &launch) const;
   std::shared_ptr<Impl> impl;
+};
+
+/// A fixed sequence of launches issued as one CUDA graph: made at the first
+/// launch of a sequence of its kernels and dependence flags, then launched
+/// again with each call's grids and arguments (one graph launch costs the
+/// host about what one kernel launch does). A programmatic dependent
+/// (LaunchOptions) becomes a programmatic edge from the launch before it;
+/// the first launch waits for the stream's earlier work to end. Launches
+/// directly where the stream is being captured, a grid is empty, the driver
+/// has no graphs (before CUDA 12.3) or kernels are interpreted. One caller
+/// at a time.
+class TILEMLA_API LaunchGraph {
+public:
+  struct Launch {
+    const Kernel *kernel;
+    Dim3 grid;
+    const std::vector<KernelArg> *args;
+    LaunchOptions options;
+  };
+  /// The most launches in a sequence.
+  static constexpr size_t kMaxLaunches = 4;
+
+  LaunchGraph();
+  ~LaunchGraph();
+  LaunchGraph(const LaunchGraph &) = delete;
+  LaunchGraph &operator=(const LaunchGraph &) = delete;
+
+  /// Launches `count` launches in order on `stream`.
+  void launch(const Launch *launches, size_t count,
+              StreamHandle stream = nullptr);
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl;
 };
 
 /// True if a CUDA driver and at least one GPU are present.

@@ -573,6 +573,8 @@ private:
   /// ...and on the device, a call on another stream than the last one waits
   /// for it: they share the workspace and the schedule.
   StreamOrder workspaceOrder;
+  /// The call's kernels as one graph (TritonMLAOptions::launchAsGraph).
+  LaunchGraph launchGraph;
 };
 
 } // namespace tilemla::mla

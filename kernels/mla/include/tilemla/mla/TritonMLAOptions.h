@@ -154,6 +154,12 @@ struct TritonMLAOptions {
   /// H=64/128 B=32 L=4096 uniform, the other shapes within 0.5 %
   /// (docs/design/SCHEDULE.md).
   bool prefetchWhileScheduling = true;
+  /// A call's kernels go to the stream as one CUDA graph (LaunchGraph),
+  /// made at the first call of each launch plan and given each call's
+  /// grids and arguments: less host time than a launch per kernel (an
+  /// experiment, off until measured on the GPU). Calls made while the
+  /// stream is captured, and checked calls, launch directly.
+  bool launchAsGraph = false;
   /// Checked inputs (also on when the environment has
   /// TILEMLA_CHECK_INPUTS=1): a kernel checks the metadata on the device
   /// before the decode reads it (seq_lens >= 0 and within the block table's
