@@ -34,6 +34,27 @@ std::vector<unsigned char> download(const DeviceBuffer &buffer) {
   return host;
 }
 
+/// x[i] = i % 1000 + 0.5 for i < n, letting a programmatic dependent start
+/// at once.
+Kernel produceKernel() {
+  return Kernel::fromSource("produce.tile", R"(
+kernel produce(x: *f32, n: i32) {
+    launch_dependents();
+    i = program_id(0) * 1024 + arange(0, 1024);
+    store(x + i, (i % 1000).to(f32) + 0.5, mask=i < n);
+})");
+}
+
+/// y = 2 x after the kernel before it (grid_dependency_wait).
+Kernel doubleKernel() {
+  return Kernel::fromSource("double.tile", R"(
+kernel double_it(x: *f32, y: *f32, n: i32) {
+    grid_dependency_wait();
+    i = program_id(0) * 1024 + arange(0, 1024);
+    store(y + i, load(x + i, mask=i < n, other=0.0) * 2.0, mask=i < n);
+})");
+}
+
 TEST_F(RuntimeGpuTest, FillAsyncWritesTheRangeOnly) {
   DeviceBuffer buffer(1000);
   buffer.fill(0x11);
@@ -106,18 +127,8 @@ TEST_F(RuntimeGpuTest, DependentLaunchWaitsForThePreviousKernel) {
   // runs (it allows that first thing); `consume` must still see all of
   // produce's writes after grid_dependency_wait. 64 Mi elements keep
   // produce busy long enough for the overlap to matter.
-  Kernel produce = Kernel::fromSource("produce.tile", R"(
-kernel produce(x: *f32, n: i32) {
-    launch_dependents();
-    i = program_id(0) * 1024 + arange(0, 1024);
-    store(x + i, (i % 1000).to(f32) + 0.5, mask=i < n);
-})");
-  Kernel consume = Kernel::fromSource("consume.tile", R"(
-kernel consume(x: *f32, y: *f32, n: i32) {
-    grid_dependency_wait();
-    i = program_id(0) * 1024 + arange(0, 1024);
-    store(y + i, load(x + i, mask=i < n, other=0.0) * 2.0, mask=i < n);
-})");
+  Kernel produce = produceKernel();
+  Kernel consume = doubleKernel();
   const int n = isInterpreterMode() ? 5000 : 64 << 20;
   DeviceBuffer x(size_t(n) * 4), y(size_t(n) * 4);
   unsigned grid = unsigned((n + 1023) / 1024);
@@ -144,18 +155,8 @@ TEST_F(RuntimeGpuTest, LaunchGraphRunsItsLaunchesInOrder) {
   // first, the third an ordinary one), then again with other buffers,
   // lengths and grids (the graph's nodes given new parameters), then two of
   // them (a new graph), then the three again: every output must follow.
-  Kernel produce = Kernel::fromSource("produce.tile", R"(
-kernel produce(x: *f32, n: i32) {
-    launch_dependents();
-    i = program_id(0) * 1024 + arange(0, 1024);
-    store(x + i, (i % 1000).to(f32) + 0.5, mask=i < n);
-})");
-  Kernel twice = Kernel::fromSource("twice.tile", R"(
-kernel twice(x: *f32, y: *f32, n: i32) {
-    grid_dependency_wait();
-    i = program_id(0) * 1024 + arange(0, 1024);
-    store(y + i, load(x + i, mask=i < n, other=0.0) * 2.0, mask=i < n);
-})");
+  Kernel produce = produceKernel();
+  Kernel twice = doubleKernel();
   const int most = isInterpreterMode() ? 5000 : 16 << 20;
   DeviceBuffer x(size_t(most) * 4), y(size_t(most) * 4), z(size_t(most) * 4);
   LaunchGraph graph;
