@@ -15,11 +15,8 @@
 
 namespace tilemla::mla {
 
-/// The layout's size (mla_decode_stage1.tile's schedule section): per_part,
-/// five fields per request, the flag of a schedule made in stage 1, the
-/// first request of each part and one past the last.
 static size_t scheduleBytes(int64_t maxBatch, int64_t parts) {
-  return size_t(2 + 5 * maxBatch + parts + 1) * sizeof(int32_t);
+  return size_t(ScheduleLayout::words(maxBatch, parts)) * sizeof(int32_t);
 }
 
 DecodeSchedule::DecodeSchedule(int64_t maxBatch, int64_t parts, int tokenBlock,

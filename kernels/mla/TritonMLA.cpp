@@ -490,13 +490,10 @@ void TritonMLAImpl::run(const DecodeCall &call, StreamHandle stream) {
   if (!p.mergesInStage1)
     launches[count++] = {&kernels.stage2, p.stage2Grid, &p.stage2Args,
                          kDependentLaunch};
-  if (opts.launchAsGraph && !kernels.check) {
+  if (opts.launchAsGraph && !kernels.check)
     launchGraph.launch(launches, count, stream);
-  } else {
-    for (size_t i = 0; i < count; ++i)
-      launches[i].kernel->launch(launches[i].grid, *launches[i].args, stream,
-                                 launches[i].options);
-  }
+  else
+    LaunchGraph::launchEach(launches, count, stream);
   workspaceOrder.release(stream);
 }
 

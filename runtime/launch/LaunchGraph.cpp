@@ -66,16 +66,19 @@ LaunchGraph::LaunchGraph() : impl(std::make_unique<Impl>()) {}
 
 LaunchGraph::~LaunchGraph() { impl->release(); }
 
+void LaunchGraph::launchEach(const Launch *launches, size_t count,
+                             StreamHandle stream) {
+  for (size_t i = 0; i < count; ++i)
+    launches[i].kernel->launch(launches[i].grid, *launches[i].args, stream,
+                               launches[i].options);
+}
+
 void LaunchGraph::launch(const Launch *launches, size_t count,
                          StreamHandle stream) {
   if (count > kMaxLaunches)
     throw Error(fmt::format("LaunchGraph: {} launches, at most {}", count,
                             kMaxLaunches));
-  auto direct = [&] {
-    for (size_t i = 0; i < count; ++i)
-      launches[i].kernel->launch(launches[i].grid, *launches[i].args, stream,
-                                 launches[i].options);
-  };
+  auto direct = [&] { launchEach(launches, count, stream); };
   if (isInterpreterMode() || !driver().cuGraphAddDependencies ||
       isStreamCapturing(stream))
     return direct();

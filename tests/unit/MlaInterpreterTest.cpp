@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 #include "../common/MlaReference.h"
 #include "tilemla/Interpreter/Interpreter.h"
+#include "tilemla/mla/DecodeSchedule.h"
 
 #include "gtest/gtest.h"
 
@@ -125,11 +126,11 @@ MlaErrors runCase(const MlaCase &c, int splits, std::mt19937_64 &rng,
                                    {"T", t},
                                    {"LSE_T", dtypeName(lseType)}});
 
-  // The schedule (mla_decode_stage1.tile's layout, max_batch = B, the
-  // flag at 1 + 5 * B down); with splits it is never read (one element, so
-  // any read is out of bounds).
-  const size_t flag = 1 + 5 * size_t(B);
-  std::vector<int32_t> schedule(scheduled ? flag + 1 + parts + 1 : 1, -1);
+  // The schedule (max_batch = B, the flag down); with splits it is never
+  // read (one element, so any read is out of bounds).
+  const size_t flag = mla::ScheduleLayout::flag(B);
+  std::vector<int32_t> schedule(
+      scheduled ? mla::ScheduleLayout::words(B, parts) : 1, -1);
   if (scheduled)
     schedule[flag] = 0;
   if (scheduled) {

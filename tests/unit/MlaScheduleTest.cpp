@@ -63,7 +63,7 @@ std::vector<int32_t> runSchedule(const std::vector<int32_t> &lens, int parts) {
   options.numWarps = 8;
   interp::Kernel kernel(
       SourceFile("kernels/mla/mla_decode_stage1.tile", source.str()), options);
-  std::vector<int32_t> schedule(2 + 5 * size_t(B) + parts + 1, -7);
+  std::vector<int32_t> schedule(mla::ScheduleLayout::words(B, parts), -7);
   std::vector<int32_t> seqLens = lens;
   kernel.launch({1, 1, 1},
                 {interp::Arg::pointer(seqLens), interp::Arg::i32(B),
@@ -78,11 +78,14 @@ std::vector<std::vector<Range>> partRanges(const std::vector<int32_t> &s,
                                            int parts) {
   const int B = int(lens.size());
   const int64_t perPart = s[0];
-  auto field = [&](int f, int b) { return int64_t(s[1 + f * B + b]); };
+  auto field = [&](int f, int b) {
+    return int64_t(s[mla::ScheduleLayout::field(f, b, B)]);
+  };
   std::vector<std::vector<Range>> out(parts);
   for (int part = 0; part < parts; ++part) {
-    int first = s[2 + 5 * B + part];
-    int last = std::min(s[2 + 5 * B + part + 1] + 1, B);
+    const int32_t *partReq = &s[mla::ScheduleLayout::partTable(B)];
+    int first = partReq[part];
+    int last = std::min(partReq[part + 1] + 1, B);
     for (int b = first; b < last; ++b) {
       int64_t pos = field(0, b), chunk = field(1, b) * kBlock,
               pieces = field(2, b);

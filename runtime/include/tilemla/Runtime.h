@@ -234,6 +234,9 @@ public:
   /// Launches `count` launches in order on `stream`.
   void launch(const Launch *launches, size_t count,
               StreamHandle stream = nullptr);
+  /// The same launches one by one, without a graph.
+  static void launchEach(const Launch *launches, size_t count,
+                         StreamHandle stream = nullptr);
 
 private:
   struct Impl;

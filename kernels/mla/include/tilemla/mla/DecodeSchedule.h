@@ -14,6 +14,26 @@
 
 namespace tilemla::mla {
 
+/// Where things sit in a schedule buffer of i32 words, for a buffer made for
+/// `maxBatch` requests: the host's copy of the layout mla_decode_stage1.tile
+/// describes above make_schedule (and stage 2 reads).
+struct ScheduleLayout {
+  /// Word 0 holds per_part; words [1 + f * maxBatch + b] request b's fields.
+  static constexpr int64_t field(int f, int64_t b, int64_t maxBatch) {
+    return 1 + f * maxBatch + b;
+  }
+  /// The flag of a schedule made by stage 1 itself (SCHEDULE = 2).
+  static constexpr int64_t flag(int64_t maxBatch) { return 1 + 5 * maxBatch; }
+  /// The first request of part k.
+  static constexpr int64_t partTable(int64_t maxBatch) {
+    return 2 + 5 * maxBatch;
+  }
+  /// The whole buffer: the part table has one entry past the last part.
+  static constexpr int64_t words(int64_t maxBatch, int64_t parts) {
+    return partTable(maxBatch) + parts + 1;
+  }
+};
+
 /// A device schedule of a batch's work, made once and read by many calls.
 /// An engine builds its decode metadata once per step, and every layer's
 /// forward_decode then reads the same lengths; the device schedule (see
