@@ -13,30 +13,44 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <cstdint>
 #include <utility>
 
 namespace tilemla {
 using namespace cuda;
 using launch::PreparedLaunch;
 
-struct LaunchGraph::Impl {
+/// One instantiated graph and what it was made for.
+struct MadeGraph {
   CUgraph graph = nullptr;
   CUgraphExec exec = nullptr;
   CUcontext context = nullptr;
   std::vector<CUgraphNode> nodes;
-  /// What the graph was made for: each node's function and dependence.
+  /// Each node's function and dependence.
   std::vector<std::pair<CUfunction, bool>> shape;
+  uint64_t lastUse = 0;
+
+  bool fits(const PreparedLaunch *launches, size_t count,
+            CUcontext current) const {
+    if (!exec || context != current || shape.size() != count)
+      return false;
+    for (size_t i = 0; i < count; ++i)
+      if (shape[i] !=
+          std::make_pair(launches[i].function, launches[i].dependent))
+        return false;
+    return true;
+  }
 
   void release() {
     if (exec)
       driver().cuGraphExecDestroy(exec); // no throwing
     if (graph)
       driver().cuGraphDestroy(graph);
-    exec = nullptr, graph = nullptr;
+    exec = nullptr, graph = nullptr, context = nullptr;
     nodes.clear(), shape.clear();
   }
 
-  void build(const PreparedLaunch *launches, size_t count) {
+  void build(const PreparedLaunch *launches, size_t count, CUcontext current) {
     release();
     const DriverApi &api = driver();
     TILEMLA_CU(cuGraphCreate, "a launch graph", &graph, 0u);
@@ -59,6 +73,47 @@ struct LaunchGraph::Impl {
     }
     TILEMLA_CU(cuGraphInstantiateWithFlags, "a launch graph", &exec, graph,
                0ull);
+    context = current;
+  }
+
+  /// Grids and arguments may change; the kernels and edges do not.
+  void update(const PreparedLaunch *launches, size_t count) {
+    const DriverApi &api = driver();
+    for (size_t i = 0; i < count; ++i) {
+      const CUDA_KERNEL_NODE_PARAMS_v2 params = launches[i].nodeParams();
+      check(api.cuGraphExecKernelNodeSetParams(exec, nodes[i], &params),
+            "cuGraphExecKernelNodeSetParams", "kernel " + *launches[i].name);
+    }
+  }
+};
+
+/// A caller whose sequences alternate between a few sets of kernels (a
+/// decode batch that crosses the device schedule's threshold and back)
+/// keeps a graph for each; the least recently used goes first.
+struct LaunchGraph::Impl {
+  std::array<MadeGraph, kMaxGraphs> graphs;
+  uint64_t uses = 0;
+
+  MadeGraph &graphFor(const PreparedLaunch *launches, size_t count) {
+    CUcontext current = currentContext();
+    MadeGraph *oldest = &graphs[0];
+    for (MadeGraph &g : graphs) {
+      if (g.fits(launches, count, current)) {
+        g.update(launches, count);
+        g.lastUse = ++uses;
+        return g;
+      }
+      if (g.lastUse < oldest->lastUse)
+        oldest = &g;
+    }
+    oldest->build(launches, count, current);
+    oldest->lastUse = ++uses;
+    return *oldest;
+  }
+
+  void release() {
+    for (MadeGraph &g : graphs)
+      g.release();
   }
 };
 
@@ -88,26 +143,8 @@ void LaunchGraph::launch(const Launch *launches, size_t count,
     if (!l.kernel->prepareLaunch(l.grid, *l.args, l.options, prepared[i]))
       return direct(); // an empty grid: no node for it
   }
-  CUcontext context = currentContext();
-  bool same = impl->exec && impl->context == context &&
-              impl->shape.size() == count;
-  for (size_t i = 0; same && i < count; ++i)
-    same = impl->shape[i] ==
-           std::make_pair(prepared[i].function, prepared[i].dependent);
-  const DriverApi &api = driver();
-  if (!same) {
-    impl->build(prepared.data(), count);
-    impl->context = context;
-  } else {
-    // Grids and arguments may change; the kernels and edges do not.
-    for (size_t i = 0; i < count; ++i) {
-      const CUDA_KERNEL_NODE_PARAMS_v2 params = prepared[i].nodeParams();
-      check(api.cuGraphExecKernelNodeSetParams(impl->exec, impl->nodes[i],
-                                               &params),
-            "cuGraphExecKernelNodeSetParams", "kernel " + *prepared[i].name);
-    }
-  }
-  TILEMLA_CU(cuGraphLaunch, "a launch graph", impl->exec,
+  const MadeGraph &graph = impl->graphFor(prepared.data(), count);
+  TILEMLA_CU(cuGraphLaunch, "a launch graph", graph.exec,
              static_cast<CUstream>(stream));
 }
 

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <numeric>
 #include <vector>
 
@@ -151,19 +152,31 @@ TEST_F(RuntimeGpuTest, DependentLaunchWaitsForThePreviousKernel) {
 }
 
 TEST_F(RuntimeGpuTest, LaunchGraphRunsItsLaunchesInOrder) {
-  // Three launches as one graph (the second a programmatic dependent of the
-  // first, the third an ordinary one), then again with other buffers,
-  // lengths and grids (the graph's nodes given new parameters), then two of
-  // them (a new graph), then the three again: every output must follow.
+  // Up to three launches as one graph (the second a programmatic dependent
+  // of the first, the third ordinary or dependent), in rounds that change
+  // buffers' lengths and grids (a made graph's nodes given new parameters),
+  // the number of launches and the third's dependence (graphs of their own,
+  // more of them than LaunchGraph keeps, then ones it has kept): every
+  // output must follow.
   Kernel produce = produceKernel();
   Kernel twice = doubleKernel();
   const int most = isInterpreterMode() ? 5000 : 16 << 20;
   DeviceBuffer x(size_t(most) * 4), y(size_t(most) * 4), z(size_t(most) * 4);
   LaunchGraph graph;
   const LaunchOptions dependent{/*programmaticDependent=*/true};
-  for (int round = 0; round < 4; ++round) {
-    const int n = round == 1 ? most / 3 + 7 : most;
-    const size_t count = round == 2 ? 2 : 3;
+  struct Round {
+    size_t count;
+    bool thirdDependent;
+    bool shorter;
+  };
+  const Round rounds[] = {
+      {3, false, false}, {3, false, true}, {2, false, false},
+      {3, false, false}, {3, true, false}, {1, false, true},
+      {3, true, true},   {2, false, true}, {3, false, true}};
+  static_assert(std::size(rounds) > LaunchGraph::kMaxGraphs);
+  int round = 0;
+  for (const Round &r : rounds) {
+    const int n = r.shorter ? most / 3 + 7 : most;
     for (DeviceBuffer *buffer : {&x, &y, &z})
       buffer->fill(0xff); // NaN until written
     const unsigned grid = unsigned((n + 1023) / 1024);
@@ -178,11 +191,15 @@ TEST_F(RuntimeGpuTest, LaunchGraphRunsItsLaunchesInOrder) {
     const LaunchGraph::Launch launches[3] = {
         {&produce, {grid, 1, 1}, &produced, {}},
         {&twice, {grid, 1, 1}, &doubled, dependent},
-        {&twice, {grid, 1, 1}, &quadrupled, {}}};
-    graph.launch(launches, count);
-    std::vector<unsigned char> bytes = download(count == 3 ? z : y);
+        {&twice,
+         {grid, 1, 1},
+         &quadrupled,
+         r.thirdDependent ? dependent : LaunchOptions()}};
+    graph.launch(launches, r.count);
+    const DeviceBuffer *last[] = {&x, &y, &z};
+    std::vector<unsigned char> bytes = download(*last[r.count - 1]);
     const float *values = reinterpret_cast<const float *>(bytes.data());
-    const float factor = count == 3 ? 4.0f : 2.0f;
+    const float factor = float(1 << (r.count - 1));
     int wrong = 0, touched = 0;
     for (int i = 0; i < n; ++i)
       wrong += values[i] != factor * (float(i % 1000) + 0.5f);
@@ -190,6 +207,7 @@ TEST_F(RuntimeGpuTest, LaunchGraphRunsItsLaunchesInOrder) {
       touched += !std::isnan(values[i]);
     EXPECT_EQ(wrong, 0) << "round " << round;
     EXPECT_EQ(touched, 0) << "round " << round << ": written past n";
+    ++round;
   }
   const LaunchGraph::Launch tooMany[5] = {};
   EXPECT_THROW(graph.launch(tooMany, 5), Error);

@@ -207,8 +207,9 @@ private:
 };
 
 /// A fixed sequence of launches issued as one CUDA graph: made at the first
-/// launch of a sequence of its kernels and dependence flags, then launched
-/// again with each call's grids and arguments (one graph launch costs the
+/// launch of a sequence of its kernels and dependence flags (up to
+/// kMaxGraphs such sequences at once), then launched again with each call's
+/// grids and arguments (one graph launch costs the
 /// host about what one kernel launch does). A programmatic dependent
 /// (LaunchOptions) becomes a programmatic edge from the launch before it;
 /// the first launch waits for the stream's earlier work to end. Launches
@@ -225,6 +226,8 @@ public:
   };
   /// The most launches in a sequence.
   static constexpr size_t kMaxLaunches = 4;
+  /// Sequences of different kernels or edges kept made at once.
+  static constexpr size_t kMaxGraphs = 4;
 
   LaunchGraph();
   ~LaunchGraph();
