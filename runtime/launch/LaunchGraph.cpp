@@ -20,6 +20,7 @@ namespace tilemla {
 using namespace cuda;
 using launch::PreparedLaunch;
 
+namespace {
 /// One instantiated graph and what it was made for.
 struct MadeGraph {
   CUgraph graph = nullptr;
@@ -86,6 +87,8 @@ struct MadeGraph {
     }
   }
 };
+
+} // namespace
 
 /// A caller whose sequences alternate between a few sets of kernels (a
 /// decode batch that crosses the device schedule's threshold and back)
