@@ -31,6 +31,11 @@ struct MadeGraph {
   std::vector<std::pair<CUfunction, bool>> shape;
   uint64_t lastUse = 0;
 
+  MadeGraph() = default;
+  MadeGraph(const MadeGraph &) = delete;
+  MadeGraph &operator=(const MadeGraph &) = delete;
+  ~MadeGraph() { release(); }
+
   bool fits(const PreparedLaunch *launches, size_t count,
             CUcontext current) const {
     if (!exec || context != current || shape.size() != count)
@@ -113,16 +118,11 @@ struct LaunchGraph::Impl {
     oldest->lastUse = ++uses;
     return *oldest;
   }
-
-  void release() {
-    for (MadeGraph &g : graphs)
-      g.release();
-  }
 };
 
 LaunchGraph::LaunchGraph() : impl(std::make_unique<Impl>()) {}
 
-LaunchGraph::~LaunchGraph() { impl->release(); }
+LaunchGraph::~LaunchGraph() = default;
 
 void LaunchGraph::launchEach(const Launch *launches, size_t count,
                              StreamHandle stream) {
