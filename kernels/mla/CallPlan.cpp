@@ -273,7 +273,6 @@ TritonMLAImpl::plan(const DecodeCall &call) {
       : persistentStage1(tma)
           ? std::min<int64_t>(items, int64_t(numSMs) * opts.persistentWaves)
           : items;
-  const LaunchShape shape = launchShape(B, programs, scheduled, queryLen);
   // BatchInvariant's kernels take the most pieces (the workspace's row
   // stride, and the chunk rule's): one specialization whatever the grid.
   const int stage1Splits = batchInvariant() ? maxPieces : splits;
@@ -291,6 +290,13 @@ TritonMLAImpl::plan(const DecodeCall &call) {
   const bool useGiven = scheduled && given && !opts.checkInputs;
   if (useGiven)
     checkScheduleFits(*given, "metadata.schedule", rows);
+  // Large fp8 batches' tiles (wideFp8Tiles): a given schedule's steps
+  // decide, as scheduleDecode chose them for its batch.
+  const bool wideFp8 =
+      scheduled && (useGiven ? given->tokenBlock != scheduleTokenBlock(rows)
+                             : wideFp8Tiles(rows, B, metadata.max_seq_len));
+  const LaunchShape shape =
+      launchShape(B, programs, scheduled, queryLen, wideFp8);
   const bool inStage1 = scheduled && !useGiven && opts.scheduleInStage1;
   // Prefetching before stage 1's wait reads seq_lens, the block table and
   // q: final only when this call's schedule kernel (which waited for the

@@ -87,6 +87,12 @@ int TritonMLAImpl::precompileCalls(const DecodeCall &call) {
     for (int64_t len = 1;
          len <= longest.max_seq_len && splitsSeen.back() != most; len += 256)
       consider(len);
+    // Where the longest lengths take other tiles than the split count's
+    // shortest (wideFp8Tiles), plan them as well.
+    if (wideFp8Tiles(rows, batch, longest.max_seq_len) &&
+        std::find(lengths.begin(), lengths.end(), longest.max_seq_len) ==
+            lengths.end())
+      lengths.push_back(longest.max_seq_len);
 
     TensorView qNope = firstRequests(*call.qNope, batch),
                qPe = firstRequests(*call.qPe, batch),

@@ -147,10 +147,9 @@ int TritonMLAImpl::splitsFor(int64_t batch, int64_t maxSeqLen,
                          opts.maxSplits, headBlock(rows), opts.minSplits);
 }
 
-TritonMLAImpl::LaunchShape TritonMLAImpl::launchShape(int64_t batch,
-                                                      int64_t programs,
-                                                      bool scheduled,
-                                                      int64_t queryLen) const {
+TritonMLAImpl::LaunchShape
+TritonMLAImpl::launchShape(int64_t batch, int64_t programs, bool scheduled,
+                           int64_t queryLen, bool wideFp8) const {
   const int64_t sms = numSMs, rows = queryLen * heads;
   LaunchShape shape{tokenBlock(rows), stage1Warps(rows), rank};
   shape.queryLen = queryLen;
@@ -160,8 +159,9 @@ TritonMLAImpl::LaunchShape TritonMLAImpl::launchShape(int64_t batch,
     shape.columnBlock = std::min<int64_t>(rank, kBatchInvariantColumns);
     return shape;
   }
-  // Measured: 256 programs on 132 SMs gain, 128 lose.
-  if (mayShareSMs(rows) && 2 * programs >= 3 * sms)
+  // Measured: 256 programs on 132 SMs gain, 128 lose (but large fp8
+  // batches gain more with the default tiles: wideFp8Tiles).
+  if (mayShareSMs(rows) && 2 * programs >= 3 * sms && !wideFp8)
     shape.tokenBlock = kSharedTokenBlock, shape.warps = kSharedWarps;
   // Stage 2: whole rows per program where that still gives two programs per
   // SM (a few large programs stream; many small ones wait on latency), else

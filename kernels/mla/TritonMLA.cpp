@@ -174,6 +174,10 @@ TritonMLAImpl::TritonMLAImpl(
     throw Error(fmt::format("options.scheduleMinPieceBlocks: expected "
                             "0..1024, got {}",
                             opts.scheduleMinPieceBlocks));
+  if (opts.wideFp8TilesMinTokens < 0)
+    throw Error(fmt::format("options.wideFp8TilesMinTokens: expected >= 0, "
+                            "got {}",
+                            opts.wideFp8TilesMinTokens));
   // Stage 2's grid has a program per query row (s_q * H of them).
   if (opts.maxQueryLen < 1 || opts.maxQueryLen > 16 ||
       opts.maxQueryLen * num_heads > 65535)

@@ -149,6 +149,26 @@ template <typename Run> std::vector<Run> dotVariantRuns(const Tuning &dots) {
   return runs;
 }
 
+TEST_F(MlaGpuTest, Fp8CacheWideTiles) {
+  // Scheduled calls in the default tiles on shared SMs
+  // (TritonMLAOptions::wideFp8TilesMinTokens, here from one token on):
+  // every page size, f16 and bf16 dots, 70,000 tokens.
+  Tuning wide;
+  wide.schedule = mla::DeviceSchedule::Always;
+  wide.wideFp8Tiles = 1;
+  std::vector<Run> runs;
+  for (std::optional<bool> f16 :
+       {std::optional<bool>(), std::optional(false)}) {
+    wide.f16Dots = f16;
+    for (int page : {1, 16, 64, 33})
+      runs.push_back({fp8(mk(16, page, {0, 1, 4096, 300}), 1.0 / 240, page % 2),
+                      SP::Auto, mla::LseDType::F32, wide});
+    runs.push_back({fp8(mk(16, 64, {70000, 1, 0}), 1.0 / 200, true), SP::Auto,
+                    mla::LseDType::F32, wide});
+  }
+  family("fp8 cache, wide tiles", runs);
+}
+
 TEST_F(MlaGpuTest, Fp8CacheF16Dots) {
   Tuning f16Dots;
   f16Dots.f16Dots = true;

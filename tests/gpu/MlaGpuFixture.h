@@ -47,9 +47,12 @@ struct Tuning {
   bool mergeInStage1 = false;
   /// TritonMLAOptions::prefetchWhileScheduling.
   bool prefetch = true;
-  /// TritonMLAOptions::launchAsGraph; the case runs twice on one impl (the
-  /// second call launches the graph the first made, given new arguments).
-  bool launchAsGraph = false;
+  /// TritonMLAOptions::launchAsGraph; unset: the library's default (a
+  /// graph). Set true, the case runs twice on one impl (the second call
+  /// launches the graph the first made, given new arguments).
+  std::optional<bool> launchAsGraph;
+  /// TritonMLAOptions::wideFp8TilesMinTokens.
+  int64_t wideFp8Tiles = 0;
   int persistentWaves = 0;
   int numSMs = 0; ///< fewer persistent programs: many items each
   /// The device schedule's cost model (0: the defaults).
@@ -107,7 +110,9 @@ protected:
     options.scheduleInStage1 = tuning.scheduleInStage1;
     options.mergeInStage1 = tuning.mergeInStage1;
     options.prefetchWhileScheduling = tuning.prefetch;
-    options.launchAsGraph = tuning.launchAsGraph;
+    options.launchAsGraph =
+        tuning.launchAsGraph.value_or(options.launchAsGraph);
+    options.wideFp8TilesMinTokens = tuning.wideFp8Tiles;
     options.persistentWaves = tuning.persistentWaves;
     options.numSMs = tuning.numSMs;
     options.deviceSchedule = tuning.schedule;
@@ -150,7 +155,9 @@ protected:
     else if (c.kvScale > 0)
       md.kv_scale = kvScale;
     auto [ov, lv] = outputViews(p, dout.data(), t, dlse.data(), toMla(lseHost));
-    for (int call = tuning.mergeInStage1 || tuning.launchAsGraph ? 2 : 1;
+    for (int call = tuning.mergeInStage1 || tuning.launchAsGraph.value_or(false)
+                        ? 2
+                        : 1;
          call > 0; --call) {
       dout.fill(0xff); // NaN in every dtype
       dlse.fill(0xff);
@@ -205,7 +212,12 @@ protected:
           (r.tuning.scheduleInStage1 ? " schedule-in-stage1" : "") +
           (r.tuning.mergeInStage1 ? " merge-in-stage1" : "") +
           (r.tuning.prefetch ? "" : " no prefetch") +
-          (r.tuning.launchAsGraph ? " launch-graph" : "") +
+          (!r.tuning.launchAsGraph   ? ""
+           : *r.tuning.launchAsGraph ? " launch-graph"
+                                     : " direct launches") +
+          (r.tuning.wideFp8Tiles
+               ? " wide-fp8-tiles=" + std::to_string(r.tuning.wideFp8Tiles)
+               : "") +
           (r.tuning.persistentWaves
                ? " persistent=" + std::to_string(r.tuning.persistentWaves)
                : "") +

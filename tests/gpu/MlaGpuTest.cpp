@@ -322,6 +322,12 @@ TEST_F(MlaGpuTest, DeviceScheduleOnEveryKernel) {
   runs.push_back({codes, SP::Auto, mla::LseDType::F32, codesFewSMs});
   codesFewSMs.f16Dots = false;
   runs.push_back({codes, SP::Auto, mla::LseDType::F32, codesFewSMs});
+  // The same in the default tiles on shared SMs (wideFp8Tiles, here from
+  // one token on).
+  Tuning wide, wideFewSMs = fewSMs;
+  wide.wideFp8Tiles = wideFewSMs.wideFp8Tiles = 1;
+  runs.push_back({codes, SP::Auto, mla::LseDType::F32, wide});
+  runs.push_back({codes, SP::Auto, mla::LseDType::F32, wideFewSMs});
   for (int H : {64, 128}) {
     MlaCase c = mk(H, 64, many, DType::BF16);
     c.contiguousPages = true;
@@ -354,6 +360,10 @@ TEST_F(MlaGpuTest, DeviceScheduleOnEveryKernel) {
     runs.push_back({uniform, SP::Auto, mla::LseDType::F32, graph});
     graph.scheduleInStage1 = true;
     runs.push_back({c, SP::Auto, mla::LseDType::F32, graph});
+    // And a launch per kernel (the graph is the default).
+    Tuning direct = always;
+    direct.launchAsGraph = false;
+    runs.push_back({c, SP::Auto, mla::LseDType::F32, direct});
   }
   Tuning graph16 = always;
   graph16.launchAsGraph = true;

@@ -10,7 +10,9 @@
 //
 // Ragged lengths with 0 and 1 beside longer ones, DeviceSchedule::Always.
 // On the GPU: 128 heads over back-to-back pages (TMA, warp-specialized
-// 64-head programs) and 16 heads; interpreted (TILEMLA_INTERPRET=1): 16
+// 64-head programs), 16 heads, and 16 over an fp8 cache whose batch takes
+// the wide tiles (a schedule made for the short lengths has the narrow
+// ones); interpreted (TILEMLA_INTERPRET=1): 16
 // heads. (Graph capture of a step: MlaGraphTest.)
 //
 //===----------------------------------------------------------------------===//
@@ -21,20 +23,26 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
+
 using namespace tilemla;
 using namespace tilemla::test;
 namespace mla = tilemla::mla;
 
 namespace {
+/// With an fp8 cache (c.kvScale), batches of 1,024 tokens (B x
+/// max_seq_len) or more take the wide tiles (wideFp8TilesMinTokens): the
+/// test's 7 requests of up to 700 tokens, but not of up to 64.
 mla::TritonMLAImpl makeImpl(int64_t heads, const MlaCase &c, int64_t maxBatch) {
   mla::TritonMLAOptions options;
   options.maxBatch = maxBatch;
   options.splitPolicy = mla::SplitPolicy::Auto;
   options.deviceSchedule = mla::DeviceSchedule::Always;
+  options.wideFp8TilesMinTokens = 1024;
   return mla::TritonMLAImpl(heads, c.R + c.P, c.scale, 1, std::nullopt,
-                            std::nullopt, "auto", std::nullopt, "decoder",
-                            std::nullopt, mla::MLAArgs{c.R, c.P, 128, 128},
-                            options);
+                            std::nullopt, c.kvScale > 0 ? "fp8" : "auto",
+                            std::nullopt, "decoder", std::nullopt,
+                            mla::MLAArgs{c.R, c.P, 128, 128}, options);
 }
 
 /// The raw bits of o and lse a finished call left in `d`.
@@ -57,6 +65,12 @@ protected:
     const int64_t B = c.B();
     MlaProblem p = makeMlaProblem(c, rng);
     MlaDeviceProblem d = uploadMlaProblem(p, mla::DType::BF16);
+    std::optional<DeviceBuffer> codes; // an fp8 cache's
+    if (c.kvScale > 0) {
+      codes.emplace(uploadBytes(p.kvCodes.data(), p.kvCodes.size()));
+      d.kvView = kvCacheView(p, codes->data(), mla::DType::FP8E4M3);
+      d.metadata.kv_scale = float(c.kvScale);
+    }
     mla::TritonMLAImpl layer1 = makeImpl(c.H, c, B),
                        layer2 = makeImpl(c.H, c, B);
     ASSERT_TRUE(layer1.schedulesOnDevice(d.kvView, B));
@@ -88,7 +102,9 @@ protected:
     for (int32_t &len : shorter)
       len = std::min(len, 64);
     d.seqLens.upload(shorter.data(), shorter.size() * 4);
-    layer1.scheduleDecode(md, *schedule);
+    mla::DecodeMetadata shorterMd = md;
+    shorterMd.max_seq_len = 64;
+    layer1.scheduleDecode(shorterMd, *schedule);
     synchronize();
     d.seqLens.upload(p.seqLens.data(), p.seqLens.size() * 4);
     poison(d);
@@ -144,6 +160,9 @@ TEST_F(MlaStepScheduleTest, LayersShareOneSchedule) {
   layersShareOneSchedule(c);
   if (isInterpreterMode())
     return;
+  MlaCase codes = c;
+  codes.kvScale = 1.0 / 240;
+  layersShareOneSchedule(codes);
   c.H = 128, c.contiguousPages = true;
   c.lens = {4096, 0, 1, 2000, 64, 777, 3000, 129};
   layersShareOneSchedule(c);

@@ -132,6 +132,8 @@ TEST(MlaBackend, RefusesWhatTheKernelsCannotTake) {
   expect(a, "options.persistentWaves: expected 0..16, got 17");
   a = c, a.options.persistentWaves = -1;
   expect(a, "options.persistentWaves: expected 0..16, got -1");
+  a = c, a.options.wideFp8TilesMinTokens = -1;
+  expect(a, "options.wideFp8TilesMinTokens: expected >= 0, got -1");
   a = c, a.options.scheduleOverheadBlocks = 65;
   expect(a, "options.scheduleOverheadBlocks: expected 0..64, got 65");
   a = c, a.options.scheduleMinPieceBlocks = -1;

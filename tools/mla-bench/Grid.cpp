@@ -86,8 +86,9 @@ std::vector<Shape> adversarialMixes(int H, int page, int sq) {
       "                 [--latent-halves] [--persistent=W]\n"
       "                 [--schedule=default|off|always] [--step-schedule]\n"
       "                 [--schedule-in-stage1] [--merge-in-stage1] "
-      "[--no-prefetch] [--launch-graph]\n"
+      "[--no-prefetch] [--direct-launch]\n"
       "                 [--schedule-overhead=N] [--schedule-min-piece=N]\n"
+      "                 [--wide-fp8-tiles=TOKENS]\n"
       "                 [--mixes] [--kv-dtype=bf16|fp8|fp8_ds_mla] "
       "[--f16-dots|--bf16-dots] [--fp8-dots]\n"
       "\n"
@@ -146,8 +147,11 @@ std::vector<Shape> adversarialMixes(int H, int page, int sq) {
       "  --no-prefetch  stage 1 does not prefetch its likely first q rows\n"
       "            and token blocks into L2 while the call's schedule kernel\n"
       "            runs (the default where that kernel runs: TMA, bf16)\n"
-      "  --launch-graph  a call's kernels go to the stream as one CUDA graph\n"
-      "            (fewer host microseconds; an experiment)\n"
+      "  --direct-launch  a call launches each kernel itself, rather than as\n"
+      "            one CUDA graph (the default: fewer host microseconds)\n"
+      "  --wide-fp8-tiles  with an fp8 cache at 16 heads, scheduled calls of\n"
+      "            at least TOKENS (batch x max_seq_len) keep the default\n"
+      "            stage-1 tiles on shared SMs (0: never, the default)\n"
       "  --schedule-overhead, --schedule-min-piece  the device schedule's\n"
       "            cost of entering a request and its shortest piece, in\n"
       "            token blocks (for tuning; default %d and %d)\n"
@@ -350,8 +354,10 @@ Options parseOptions(int argc, char **argv) {
       o.mergeInStage1 = true;
     } else if (arg == "--no-prefetch") {
       o.prefetch = false;
-    } else if (arg == "--launch-graph") {
-      o.launchGraph = true;
+    } else if (arg == "--direct-launch" || arg == "--launch-graph") {
+      o.launchGraph = arg == "--launch-graph";
+    } else if (arg == "--wide-fp8-tiles") {
+      o.wideFp8TilesMinTokens = takeInt(0);
     } else if (arg == "--schedule-overhead") {
       o.scheduleOverhead = takeInt(1);
     } else if (arg == "--schedule-min-piece") {

@@ -373,9 +373,10 @@ private:
                       o.queryLen);
     }
   };
-  /// `programs`: stage 1's grid; `scheduled`: with a device schedule.
+  /// `programs`: stage 1's grid; `scheduled`: with a device schedule;
+  /// `wideFp8`: the default tiles on shared SMs (wideFp8Tiles).
   LaunchShape launchShape(int64_t batch, int64_t programs, bool scheduled,
-                          int64_t queryLen) const;
+                          int64_t queryLen, bool wideFp8 = false) const;
   int splitsFor(int64_t batch, int64_t maxSeqLen, int64_t rows) const;
   BatchInvariantChunks invariantCut(int64_t rows) const;
   bool batchInvariant() const {
@@ -406,10 +407,24 @@ private:
   }
   /// Stage 1's tokens per step after a device schedule (whatever the
   /// batch: its grid is scheduleParts() times the head blocks).
-  int scheduleTokenBlock(int64_t rows) const {
+  int scheduleTokenBlock(int64_t rows, bool wideFp8 = false) const {
     return launchShape(1, scheduleParts(rows) * headBlocks(rows), true,
-                       rows / heads)
+                       rows / heads, wideFp8)
         .tokenBlock;
+  }
+  /// Whether scheduled calls of `rows` may take the default tiles on
+  /// shared SMs (TritonMLAOptions::wideFp8TilesMinTokens): where their
+  /// steps are longer, so that a schedule's steps tell which it was made
+  /// for...
+  bool mayWidenFp8Tiles(int64_t rows) const {
+    return opts.wideFp8TilesMinTokens > 0 && readsFp8InPlace(rows) &&
+           mayShareSMs(rows) && deviceTokenBlock(rows) > kSharedTokenBlock;
+  }
+  /// ...and whether one of `batch` requests of up to `maxSeqLen` tokens
+  /// (-1: unknown) does.
+  bool wideFp8Tiles(int64_t rows, int64_t batch, int64_t maxSeqLen) const {
+    return mayWidenFp8Tiles(rows) && batch > 0 && maxSeqLen > 0 &&
+           maxSeqLen >= (opts.wideFp8TilesMinTokens + batch - 1) / batch;
   }
   /// The schedule kernel for stage-1 steps of `tokenBlock` tokens over
   /// batches of up to `maxBatch` requests.

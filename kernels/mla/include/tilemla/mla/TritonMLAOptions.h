@@ -156,10 +156,23 @@ struct TritonMLAOptions {
   bool prefetchWhileScheduling = true;
   /// A call's kernels go to the stream as one CUDA graph (LaunchGraph),
   /// made at the first call of each launch plan and given each call's
-  /// grids and arguments: less host time than a launch per kernel (an
-  /// experiment, off until measured on the GPU). Calls made while the
-  /// stream is captured, and checked calls, launch directly.
-  bool launchAsGraph = false;
+  /// grids and arguments, rather than a launch per kernel. Measured on an
+  /// H100 (mla-bench, auto, H=16/64/128, B=32/128, L=4096, two rounds):
+  /// host time per call 8.4-15 -> 3.5-5.1 us, the GPU's within 1.5 % (H=128
+  /// B=128 uniform 1.4 % slower, most others 0.5-2 % faster). Calls made
+  /// while the stream is captured, and checked calls, launch directly;
+  /// false: always directly.
+  bool launchAsGraph = true;
+  /// With a per-tensor fp8 cache whose codes 16-head programs read in
+  /// place: where a call schedules on the device and its batch times
+  /// max_seq_len reaches this many tokens, stage 1 keeps its default tiles
+  /// (64-token steps over 4 warps) on the schedule's two programs per SM,
+  /// instead of the shared-SM tiles (32 over 2). Measured on an H100
+  /// (docs/design/FP8.md, Next 4): 2-23 % faster from 2^19 tokens (B=64
+  /// L=8192, B=128 L=8192, B=32 L=32768), mixed at 2^18, 3-4 % slower at
+  /// B=32 L=4096. 0 (the default): never, until its GPU tests have run; a
+  /// given DecodeMetadata::schedule carries the tiles scheduleDecode chose.
+  int64_t wideFp8TilesMinTokens = 0;
   /// Checked inputs (also on when the environment has
   /// TILEMLA_CHECK_INPUTS=1): a kernel checks the metadata on the device
   /// before the decode reads it (seq_lens >= 0 and within the block table's
