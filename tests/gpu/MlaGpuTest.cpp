@@ -258,14 +258,28 @@ TEST_F(MlaGpuTest, LatentHalvesOnEveryTmaKernel) {
   family("TMA latent halves: H 64/128 x kernels x policies", runs);
 }
 
-TEST_F(MlaGpuTest, DeviceScheduleOnEveryKernel) {
-  // The device schedule forced onto the other stage-1 kernels (cp.async,
-  // 16/32/64-head blocks): ragged lengths with empty requests, a long one
-  // cut into many pieces, and few SMs (each part takes many requests).
+/// Ragged lengths for the device schedule's tests: 20 requests of up to
+/// 3,000 tokens with empty ones and ones of a token, and 40 of them (twice
+/// over) with a long one (40,000): what Default schedules from 32 requests.
+std::pair<std::vector<int32_t>, std::vector<int32_t>>
+scheduleLens(std::mt19937_64 &rng) {
   std::vector<int32_t> lens;
   std::uniform_int_distribution<int> len(0, 3000);
   for (int b = 0; b < 20; ++b)
     lens.push_back(b % 6 == 0 ? b % 4 : len(rng));
+  std::vector<int32_t> many = lens;
+  many.insert(many.end(), lens.begin(), lens.end());
+  many[7] = 40000;
+  return {lens, many};
+}
+
+TEST_F(MlaGpuTest, DeviceScheduleOnEveryKernel) {
+  // The device schedule forced onto the other stage-1 kernels (cp.async,
+  // 16/32/64-head blocks): ragged lengths with empty requests, a long one
+  // cut into many pieces, and few SMs (each part takes many requests).
+  // (The TMA kernels: DeviceScheduleOnTmaKernels; two tests, so that the
+  // sanitizers can take them one at a time.)
+  const auto [lens, many] = scheduleLens(rng);
   std::vector<Run> runs;
   Tuning always, fewSMs, wideHeads;
   always.schedule = fewSMs.schedule = wideHeads.schedule =
@@ -287,14 +301,9 @@ TEST_F(MlaGpuTest, DeviceScheduleOnEveryKernel) {
                   wideHeads});
   // What Default schedules on sm_90a: 16-head programs, two per SM, from 32
   // requests (a long one among short ones and zeros).
-  std::vector<int32_t> many = lens;
-  many.insert(many.end(), lens.begin(), lens.end());
-  many[7] = 40000;
   runs.push_back({mk(16, 64, many, DType::BF16), SP::Auto});
   // The same with the schedule made inside stage 1
-  // (TritonMLAOptions::scheduleInStage1), and on the TMA kernels of 64 and
-  // 128 heads (the producer replays the walks; the score warpgroup's roles
-  // both run them).
+  // (TritonMLAOptions::scheduleInStage1).
   // And with the pieces merged in stage 1 (TritonMLAOptions::mergeInStage1,
   // no stage 2), on the same runs.
   // And with another cost model: entering a request costs 6 blocks and
@@ -328,6 +337,20 @@ TEST_F(MlaGpuTest, DeviceScheduleOnEveryKernel) {
   wide.wideFp8Tiles = wideFewSMs.wideFp8Tiles = 1;
   runs.push_back({codes, SP::Auto, mla::LseDType::F32, wide});
   runs.push_back({codes, SP::Auto, mla::LseDType::F32, wideFewSMs});
+  family("device schedule on every cp.async stage-1 kernel", runs);
+}
+
+TEST_F(MlaGpuTest, DeviceScheduleOnTmaKernels) {
+  // The device schedule on the TMA kernels of 64 and 128 heads (the
+  // producer replays the walks; the score warpgroup's roles both run
+  // them), made by a kernel or in stage 1, merged by stage 2 or stage 1,
+  // with and without prefetching, as one graph or launch by launch.
+  if (isInterpreterMode())
+    GTEST_SKIP() << "each case is larger than the interpreter takes";
+  const std::vector<int32_t> many = scheduleLens(rng).second;
+  std::vector<Run> runs;
+  Tuning always;
+  always.schedule = mla::DeviceSchedule::Always;
   for (int H : {64, 128}) {
     MlaCase c = mk(H, 64, many, DType::BF16);
     c.contiguousPages = true;
@@ -369,7 +392,7 @@ TEST_F(MlaGpuTest, DeviceScheduleOnEveryKernel) {
   graph16.launchAsGraph = true;
   runs.push_back(
       {mk(16, 64, many, DType::BF16), SP::Auto, mla::LseDType::F32, graph16});
-  family("device schedule on every stage-1 kernel", runs);
+  family("device schedule on the TMA stage-1 kernels", runs);
 }
 
 TEST_F(MlaGpuTest, LseInQueryDtype) {
