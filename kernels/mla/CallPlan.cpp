@@ -290,11 +290,12 @@ TritonMLAImpl::plan(const DecodeCall &call) {
   const bool useGiven = scheduled && given && !opts.checkInputs;
   if (useGiven)
     checkScheduleFits(*given, "metadata.schedule", rows);
-  // Large fp8 batches' tiles (wideFp8Tiles): a given schedule's steps
-  // decide, as scheduleDecode chose them for its batch.
+  // Large fp8 batches' tiles (wideFp8Tiles), with a schedule of the call's
+  // own: a given one was made in the steps of the tiles its impl keeps
+  // whatever the batch (a graph replays a captured call against schedules
+  // made after the capture, for other batches).
   const bool wideFp8 =
-      scheduled && (useGiven ? given->tokenBlock != scheduleTokenBlock(rows)
-                             : wideFp8Tiles(rows, B, metadata.max_seq_len));
+      scheduled && !useGiven && wideFp8Tiles(rows, B, metadata.max_seq_len);
   const LaunchShape shape =
       launchShape(B, programs, scheduled, queryLen, wideFp8);
   const bool inStage1 = scheduled && !useGiven && opts.scheduleInStage1;

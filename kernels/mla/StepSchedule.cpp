@@ -62,13 +62,9 @@ TritonMLAImpl::scheduleArgs(const void *seqLens, int64_t batch, int64_t parts,
 
 void TritonMLAImpl::checkScheduleFits(const DecodeSchedule &schedule,
                                       const char *what, int64_t rows) const {
-  // Its steps: this impl's, or the wide fp8 tiles' where scheduleDecode
-  // may choose them.
   const int tokens = scheduleTokenBlock(rows);
-  const bool wideSteps = mayWidenFp8Tiles(rows) &&
-                         schedule.tokenBlock == scheduleTokenBlock(rows, true);
   const int64_t parts = scheduleParts(rows);
-  if (schedule.parts != parts || (schedule.tokenBlock != tokens && !wideSteps))
+  if (schedule.parts != parts || schedule.tokenBlock != tokens)
     throw Error(fmt::format(
         "{}: made for {} parts of {}-token steps; this impl schedules {} "
         "parts of {}-token steps for {} query tokens per request (another "
@@ -110,17 +106,11 @@ void TritonMLAImpl::scheduleDecode(const DecodeMetadata &metadata,
   checkScheduleFits(schedule, "schedule", schedule.queryLen * heads);
 
   std::lock_guard<std::mutex> oneCallAtATime(callMutex);
-  // The steps this batch's calls take (wideFp8Tiles): forward_decode
-  // follows the schedule's.
-  const int64_t rows = schedule.queryLen * heads;
-  const int tokens =
-      scheduleTokenBlock(rows, wideFp8Tiles(rows, B, metadata.max_seq_len));
-  Kernel kernel = scheduleKernel(tokens, schedule.capacity);
+  Kernel kernel = scheduleKernel(schedule.tokenBlock, schedule.capacity);
   // A programmatic dependent, as in forward_decode: it waits for the
   // stream's previous kernel before reading seq_lens.
   kernel.launch({1, 1, 1}, scheduleArgs(lens.data, B, schedule.parts, schedule),
                 stream, LaunchOptions{/*programmaticDependent=*/true});
-  schedule.tokenBlock = tokens;
   schedule.scheduledBatch = B;
   schedule.scheduledLens = lens.data;
 }

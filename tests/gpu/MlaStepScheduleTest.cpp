@@ -10,9 +10,9 @@
 //
 // Ragged lengths with 0 and 1 beside longer ones, DeviceSchedule::Always.
 // On the GPU: 128 heads over back-to-back pages (TMA, warp-specialized
-// 64-head programs), 16 heads, and 16 over an fp8 cache whose batch takes
-// the wide tiles (a schedule made for the short lengths has the narrow
-// ones); interpreted (TILEMLA_INTERPRET=1): 16
+// 64-head programs), 16 heads, and 16 over an fp8 cache (where an impl
+// whose own calls take wider tiles reads a given schedule in its steps);
+// interpreted (TILEMLA_INTERPRET=1): 16
 // heads. (Graph capture of a step: MlaGraphTest.)
 //
 //===----------------------------------------------------------------------===//
@@ -30,15 +30,14 @@ using namespace tilemla::test;
 namespace mla = tilemla::mla;
 
 namespace {
-/// With an fp8 cache (c.kvScale), batches of 1,024 tokens (B x
-/// max_seq_len) or more take the wide tiles (wideFp8TilesMinTokens): the
-/// test's 7 requests of up to 700 tokens, but not of up to 64.
-mla::TritonMLAImpl makeImpl(int64_t heads, const MlaCase &c, int64_t maxBatch) {
+/// `wideFrom`: TritonMLAOptions::wideFp8TilesMinTokens.
+mla::TritonMLAImpl makeImpl(int64_t heads, const MlaCase &c, int64_t maxBatch,
+                            int64_t wideFrom = 0) {
   mla::TritonMLAOptions options;
   options.maxBatch = maxBatch;
+  options.wideFp8TilesMinTokens = wideFrom;
   options.splitPolicy = mla::SplitPolicy::Auto;
   options.deviceSchedule = mla::DeviceSchedule::Always;
-  options.wideFp8TilesMinTokens = 1024;
   return mla::TritonMLAImpl(heads, c.R + c.P, c.scale, 1, std::nullopt,
                             std::nullopt, c.kvScale > 0 ? "fp8" : "auto",
                             std::nullopt, "decoder", std::nullopt,
@@ -95,6 +94,22 @@ protected:
       synchronize();
       EXPECT_TRUE(outputBits(d) == own) << "layer " << (layer == &layer2) + 1;
     }
+    if (c.kvScale > 0) {
+      // An impl whose own calls take the wide tiles (here from one token):
+      // right on its own, and reading a given schedule in the steps it was
+      // made in (the shared-SM tiles), so with the other impls' bits.
+      mla::TritonMLAImpl wide = makeImpl(c.H, c, B, /*wideFrom=*/1);
+      poison(d);
+      wide.forward_decode(d.qView, d.kvView, d.metadata, d.oView, d.lseView);
+      synchronize();
+      MlaErrors wideErrors = downloadedMlaErrors(p, d);
+      EXPECT_LE(wideErrors.o, 1e-2) << "wide tiles, at " << wideErrors.where;
+      EXPECT_LE(wideErrors.lse, 1e-3) << "wide tiles";
+      poison(d);
+      wide.forward_decode(d.qView, d.kvView, md, d.oView, d.lseView);
+      synchronize();
+      EXPECT_TRUE(outputBits(d) == own) << "wide tiles, a given schedule";
+    }
 
     // Scheduled from shorter lengths, then read with the real ones in the
     // same buffer: the pieces (and so the bits) are the short lengths'.
@@ -102,9 +117,7 @@ protected:
     for (int32_t &len : shorter)
       len = std::min(len, 64);
     d.seqLens.upload(shorter.data(), shorter.size() * 4);
-    mla::DecodeMetadata shorterMd = md;
-    shorterMd.max_seq_len = 64;
-    layer1.scheduleDecode(shorterMd, *schedule);
+    layer1.scheduleDecode(md, *schedule);
     synchronize();
     d.seqLens.upload(p.seqLens.data(), p.seqLens.size() * 4);
     poison(d);

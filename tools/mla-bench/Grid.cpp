@@ -150,8 +150,10 @@ std::vector<Shape> adversarialMixes(int H, int page, int sq) {
       "  --direct-launch  a call launches each kernel itself, rather than as\n"
       "            one CUDA graph (the default: fewer host microseconds)\n"
       "  --wide-fp8-tiles  with an fp8 cache at 16 heads, scheduled calls of\n"
-      "            at least TOKENS (batch x max_seq_len) keep the default\n"
-      "            stage-1 tiles on shared SMs (0: never, the default)\n"
+      "            at least TOKENS (batch x max_seq_len, >= 1) keep the "
+      "default\n"
+      "            stage-1 tiles on shared SMs (default: never; not with\n"
+      "            --step-schedule, whose calls keep the shared-SM tiles)\n"
       "  --schedule-overhead, --schedule-min-piece  the device schedule's\n"
       "            cost of entering a request and its shortest piece, in\n"
       "            token blocks (for tuning; default %d and %d)\n"
@@ -357,7 +359,7 @@ Options parseOptions(int argc, char **argv) {
     } else if (arg == "--direct-launch" || arg == "--launch-graph") {
       o.launchGraph = arg == "--launch-graph";
     } else if (arg == "--wide-fp8-tiles") {
-      o.wideFp8TilesMinTokens = takeInt(0);
+      o.wideFp8TilesMinTokens = takeInt(1);
     } else if (arg == "--schedule-overhead") {
       o.scheduleOverhead = takeInt(1);
     } else if (arg == "--schedule-min-piece") {

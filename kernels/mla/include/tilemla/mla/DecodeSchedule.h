@@ -63,8 +63,7 @@ private:
   std::unique_ptr<DeviceBuffer> buffer; ///< laid out as the kernel says
   /// Requests, parts (room for them), stage 1's tokens per step and query
   /// tokens per request it was made for (0 for an impl's own, which each
-  /// call fills for itself). The steps are the last scheduleDecode's choice
-  /// for its batch (TritonMLAImpl::wideFp8Tiles), which the calls follow.
+  /// call fills for itself).
   int64_t capacity, parts;
   int tokenBlock;
   int64_t queryLen;

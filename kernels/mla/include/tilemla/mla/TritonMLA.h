@@ -407,24 +407,20 @@ private:
   }
   /// Stage 1's tokens per step after a device schedule (whatever the
   /// batch: its grid is scheduleParts() times the head blocks).
-  int scheduleTokenBlock(int64_t rows, bool wideFp8 = false) const {
+  int scheduleTokenBlock(int64_t rows) const {
     return launchShape(1, scheduleParts(rows) * headBlocks(rows), true,
-                       rows / heads, wideFp8)
+                       rows / heads)
         .tokenBlock;
   }
-  /// Whether scheduled calls of `rows` may take the default tiles on
-  /// shared SMs (TritonMLAOptions::wideFp8TilesMinTokens): where their
-  /// steps are longer, so that a schedule's steps tell which it was made
-  /// for...
-  bool mayWidenFp8Tiles(int64_t rows) const {
-    return opts.wideFp8TilesMinTokens > 0 && readsFp8InPlace(rows) &&
-           mayShareSMs(rows) && deviceTokenBlock(rows) > kSharedTokenBlock;
-  }
-  /// ...and whether one of `batch` requests of up to `maxSeqLen` tokens
-  /// (-1: unknown) does.
+  /// Whether a call of `batch` requests of up to `maxSeqLen` tokens (-1:
+  /// unknown) that makes its own device schedule takes the default tiles on
+  /// shared SMs (TritonMLAOptions::wideFp8TilesMinTokens), where those
+  /// steps are longer than the shared-SM tiles'.
   bool wideFp8Tiles(int64_t rows, int64_t batch, int64_t maxSeqLen) const {
-    return mayWidenFp8Tiles(rows) && batch > 0 && maxSeqLen > 0 &&
-           maxSeqLen >= (opts.wideFp8TilesMinTokens + batch - 1) / batch;
+    const int64_t least = opts.wideFp8TilesMinTokens;
+    return least > 0 && readsFp8InPlace(rows) && mayShareSMs(rows) &&
+           deviceTokenBlock(rows) > kSharedTokenBlock && batch > 0 &&
+           maxSeqLen > 0 && maxSeqLen >= (least - 1) / batch + 1;
   }
   /// The schedule kernel for stage-1 steps of `tokenBlock` tokens over
   /// batches of up to `maxBatch` requests.

@@ -170,8 +170,10 @@ struct TritonMLAOptions {
   /// instead of the shared-SM tiles (32 over 2). Measured on an H100
   /// (docs/design/FP8.md, Next 4): 2-23 % faster from 2^19 tokens (B=64
   /// L=8192, B=128 L=8192, B=32 L=32768), mixed at 2^18, 3-4 % slower at
-  /// B=32 L=4096. 0 (the default): never, until its GPU tests have run; a
-  /// given DecodeMetadata::schedule carries the tiles scheduleDecode chose.
+  /// B=32 L=4096. 0 (the default): never, until its GPU tests have run.
+  /// Calls given a DecodeMetadata::schedule keep the shared-SM tiles, whose
+  /// steps it was made in (a captured call may replay against schedules
+  /// made later for other batches).
   int64_t wideFp8TilesMinTokens = 0;
   /// Checked inputs (also on when the environment has
   /// TILEMLA_CHECK_INPUTS=1): a kernel checks the metadata on the device
