@@ -353,14 +353,16 @@ int run(const Options &o, const std::vector<Shape> &grid, Report &report) {
   report.flushBytes = flushBytes;
   std::printf("mla-bench: %s (%s, %d SMs, %.1f GiB), bf16%s, R=%d rope=%d, "
               "%zu shapes x %zu policies, up to %d runs each, L2 flush %zu "
-              "MiB\n",
+              "MiB, %s\n",
               report.device.name.c_str(), report.device.arch.c_str(),
               report.device.multiprocessors,
               double(report.device.totalMemory) / double(1 << 30),
               o.kvFormat == mla::KvCacheFormat::Native ? ""
               : o.kvFormat == mla::KvCacheFormat::Fp8  ? " (fp8 cache)"
                                                        : " (fp8_ds_mla cache)",
-              R, P, grid.size(), o.policies.size(), o.runs, flushBytes / MiB);
+              R, P, grid.size(), o.policies.size(), o.runs, flushBytes / MiB,
+              o.launchGraph ? "a call's kernels as one graph"
+                            : "a launch per kernel");
   if (interp)
     std::printf("mla-bench: TILEMLA_INTERPRET is set: kernels run in the CPU "
                 "interpreter; the times say nothing about a GPU\n");
