@@ -12,8 +12,8 @@
 // On the GPU: 128 heads over back-to-back pages (TMA, warp-specialized
 // 64-head programs), 16 heads, and 16 over an fp8 cache (where an impl
 // whose own calls take wider tiles reads a given schedule in its steps);
-// interpreted (TILEMLA_INTERPRET=1): 16
-// heads. (Graph capture of a step: MlaGraphTest.)
+// interpreted (TILEMLA_INTERPRET=1): 16 heads. (Graph capture of a step:
+// MlaGraphTest.)
 //
 //===----------------------------------------------------------------------===//
 #include "../common/MlaViews.h"

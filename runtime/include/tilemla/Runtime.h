@@ -209,8 +209,8 @@ private:
 /// A fixed sequence of launches issued as one CUDA graph: made at the first
 /// launch of a sequence of its kernels and dependence flags (up to
 /// kMaxGraphs such sequences at once), then launched again with each call's
-/// grids and arguments (one graph launch costs the
-/// host about what one kernel launch does). A programmatic dependent
+/// grids and arguments (one graph launch costs the host about what one
+/// kernel launch does). A programmatic dependent
 /// (LaunchOptions) becomes a programmatic edge from the launch before it;
 /// the first launch waits for the stream's earlier work to end. Launches
 /// directly where the stream is being captured, a grid is empty, the driver
