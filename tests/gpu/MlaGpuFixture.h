@@ -51,8 +51,8 @@ struct Tuning {
   /// graph). Set true, the case runs twice on one impl (the second call
   /// launches the graph the first made, given new arguments).
   std::optional<bool> launchAsGraph;
-  /// TritonMLAOptions::wideFp8TilesMinTokens.
-  int64_t wideFp8Tiles = 0;
+  /// TritonMLAOptions::wideFp8TilesMinTokens; unset: the library's default.
+  std::optional<int64_t> wideFp8Tiles;
   int persistentWaves = 0;
   int numSMs = 0; ///< fewer persistent programs: many items each
   /// The device schedule's cost model (0: the defaults).
@@ -112,7 +112,8 @@ protected:
     options.prefetchWhileScheduling = tuning.prefetch;
     options.launchAsGraph =
         tuning.launchAsGraph.value_or(options.launchAsGraph);
-    options.wideFp8TilesMinTokens = tuning.wideFp8Tiles;
+    options.wideFp8TilesMinTokens =
+        tuning.wideFp8Tiles.value_or(options.wideFp8TilesMinTokens);
     options.persistentWaves = tuning.persistentWaves;
     options.numSMs = tuning.numSMs;
     options.deviceSchedule = tuning.schedule;
@@ -216,7 +217,7 @@ protected:
            : *r.tuning.launchAsGraph ? " launch-graph"
                                      : " direct launches") +
           (r.tuning.wideFp8Tiles
-               ? " wide-fp8-tiles=" + std::to_string(r.tuning.wideFp8Tiles)
+               ? " wide-fp8-tiles=" + std::to_string(*r.tuning.wideFp8Tiles)
                : "") +
           (r.tuning.persistentWaves
                ? " persistent=" + std::to_string(r.tuning.persistentWaves)

@@ -150,10 +150,10 @@ std::vector<Shape> adversarialMixes(int H, int page, int sq) {
       "  --direct-launch  a call launches each kernel itself, rather than as\n"
       "            one CUDA graph (the default: fewer host microseconds)\n"
       "  --wide-fp8-tiles  with an fp8 cache at 16 heads, scheduled calls of\n"
-      "            at least TOKENS (batch x max_seq_len, >= 1) keep the "
-      "default\n"
-      "            stage-1 tiles on shared SMs (default: never; not with\n"
-      "            --step-schedule, whose calls keep the shared-SM tiles)\n"
+      "            at least TOKENS (batch x max_seq_len; 0: never) keep the\n"
+      "            default stage-1 tiles on shared SMs (default: the\n"
+      "            library's, 2^19; not with --step-schedule, whose calls\n"
+      "            keep the shared-SM tiles)\n"
       "  --schedule-overhead, --schedule-min-piece  the device schedule's\n"
       "            cost of entering a request and its shortest piece, in\n"
       "            token blocks (for tuning; default %d and %d)\n"
@@ -359,7 +359,7 @@ Options parseOptions(int argc, char **argv) {
     } else if (arg == "--direct-launch" || arg == "--launch-graph") {
       o.launchGraph = arg == "--launch-graph";
     } else if (arg == "--wide-fp8-tiles") {
-      o.wideFp8TilesMinTokens = takeInt(1);
+      o.wideFp8TilesMinTokens = takeInt(0);
     } else if (arg == "--schedule-overhead") {
       o.scheduleOverhead = takeInt(1);
     } else if (arg == "--schedule-min-piece") {

@@ -53,7 +53,8 @@ struct Options {
   bool mergeInStage1 = false;    ///< stage 1 merges the pieces (no stage 2)
   bool prefetch = true; ///< stage 1 prefetches while the schedule is made
   bool launchGraph = true;       ///< a call's kernels as one CUDA graph
-  int wideFp8TilesMinTokens = 0; ///< fp8 tiles' threshold (0: never)
+  /// fp8 tiles' threshold (0: never; unset: the library's default)
+  std::optional<int64_t> wideFp8TilesMinTokens;
   int persistentWaves = 0;       ///< with it, stage-1 programs per SM (0: off)
   int scheduleOverhead = 0; ///< the device schedule's request entry, blocks
   int scheduleMinPiece = 0; ///< ... and its shortest piece; 0: defaults

@@ -168,7 +168,8 @@ mla::TritonMLAImpl makeImpl(int H, int maxBatch, int maxQueryLen,
   options.mergeInStage1 = o.mergeInStage1;
   options.prefetchWhileScheduling = o.prefetch;
   options.launchAsGraph = o.launchGraph;
-  options.wideFp8TilesMinTokens = o.wideFp8TilesMinTokens;
+  options.wideFp8TilesMinTokens =
+      o.wideFp8TilesMinTokens.value_or(options.wideFp8TilesMinTokens);
   options.persistentWaves = o.persistentWaves;
   options.scheduleOverheadBlocks = o.scheduleOverhead;
   options.scheduleMinPieceBlocks = o.scheduleMinPiece;

@@ -168,13 +168,13 @@ struct TritonMLAOptions {
   /// max_seq_len reaches this many tokens, stage 1 keeps its default tiles
   /// (64-token steps over 4 warps) on the schedule's two programs per SM,
   /// instead of the shared-SM tiles (32 over 2). Measured on an H100
-  /// (docs/design/FP8.md, Next 4): 2-23 % faster from 2^19 tokens (B=64
-  /// L=8192, B=128 L=8192, B=32 L=32768), mixed at 2^18, 3-4 % slower at
-  /// B=32 L=4096. 0 (the default): never, until its GPU tests have run.
+  /// (docs/design/FP8.md, Next 4): 5-10 % faster from 2^19 tokens (B=64
+  /// L=8192, B=128 L=4096 and 8192, B=32 L=32768), mixed at 2^18, 3-4 %
+  /// slower at B=32 L=4096. 0: never.
   /// Calls given a DecodeMetadata::schedule keep the shared-SM tiles, whose
   /// steps it was made in (a captured call may replay against schedules
   /// made later for other batches).
-  int64_t wideFp8TilesMinTokens = 0;
+  int64_t wideFp8TilesMinTokens = int64_t{1} << 19;
   /// Checked inputs (also on when the environment has
   /// TILEMLA_CHECK_INPUTS=1): a kernel checks the metadata on the device
   /// before the decode reads it (seq_lens >= 0 and within the block table's
