@@ -147,9 +147,11 @@ Value mlir::tile::emitSharedIndex(OpBuilder &builder, Location loc,
         LLVM::MulOp::create(builder, loc, row, constant(layout.rowStride)),
         col);
   // Panel col / P (P = rowStride elements), row `row` of it, 16-byte chunk
-  // (col % P) / 8 XOR the row bits the swizzle mixes in.
+  // (col % P) / E XOR the row bits the swizzle mixes in (E = P / chunks
+  // elements a chunk: 8 of 16 bits, 16 of 8).
   int64_t panel = layout.rowStride;
   int64_t chunks = layout.swizzle / 16;
+  int64_t chunkShift = llvm::Log2_64(panel / chunks);
   int64_t rowShift = llvm::Log2_64(128 / layout.swizzle);
   Value panelIndex =
       LLVM::LShrOp::create(builder, loc, col, constant(llvm::Log2_64(panel)));
@@ -157,9 +159,9 @@ Value mlir::tile::emitSharedIndex(OpBuilder &builder, Location loc,
   Value mix = LLVM::AndOp::create(
       builder, loc, LLVM::LShrOp::create(builder, loc, row, constant(rowShift)),
       constant(chunks - 1));
-  Value swizzled =
-      LLVM::XOrOp::create(builder, loc, inPanel,
-                          LLVM::ShlOp::create(builder, loc, mix, constant(3)));
+  Value swizzled = LLVM::XOrOp::create(
+      builder, loc, inPanel,
+      LLVM::ShlOp::create(builder, loc, mix, constant(chunkShift)));
   Value rowStart = LLVM::AddOp::create(
       builder, loc,
       LLVM::MulOp::create(builder, loc, panelIndex,

@@ -123,8 +123,10 @@ struct TmaCopyOpConversion : OpConversionPattern<TmaCopyOp> {
 
     Value barrier =
         barrierAt(rewriter, loc, adaptor.getBarriers(), adaptor.getStage());
-    Value stage = stageBase(rewriter, loc, adaptor.getBuffer(), type,
-                            adaptor.getStage(), type.getElementType());
+    // fp8 elements address as the bytes the type converter makes them.
+    Value stage =
+        stageBase(rewriter, loc, adaptor.getBuffer(), type, adaptor.getStage(),
+                  getTypeConverter()->convertType(type.getElementType()));
     auto [b, elected] = electIssuer(rewriter, loc);
     // A predicate, not a branch of their own: the predicated forms take
     // the stage's shared::cta address, where the intrinsic wants a
@@ -218,8 +220,9 @@ struct ZeroRowsOpConversion : TargetPattern<ZeroRowsOp> {
                              i32Constant(rewriter, loc, rows));
     auto ifOp = scf::IfOp::create(rewriter, loc, partial, /*else=*/false);
     OpBuilder b = ifOp.getThenBodyBuilder();
-    Value stage = stageBase(b, loc, adaptor.getBuffer(), type,
-                            adaptor.getStage(), type.getElementType());
+    Value stage =
+        stageBase(b, loc, adaptor.getBuffer(), type, adaptor.getStage(),
+                  getTypeConverter()->convertType(type.getElementType()));
     Value tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
     if (owner > 0)
       tid = LLVM::SubOp::create(b, loc, tid,

@@ -44,9 +44,13 @@ LogicalResult SharedBufferType::verify(
     return success();
   if (swizzle != 32 && swizzle != 64 && swizzle != 128)
     return emitError() << "swizzle must be 0, 32, 64 or 128 bytes";
-  if (!elementType.isIntOrFloat() || elementType.getIntOrFloatBitWidth() != 16)
-    return emitError() << "swizzled buffers hold 16-bit elements";
-  if ((cols * 2) % swizzle != 0 || rows % 8 != 0)
+  // 16-bit elements (wgmma's operands) or 8-bit ones (fp8 codes landed by
+  // TMA, read into registers to be widened).
+  unsigned bits =
+      elementType.isIntOrFloat() ? elementType.getIntOrFloatBitWidth() : 0;
+  if (bits != 16 && bits != 8)
+    return emitError() << "swizzled buffers hold 8- or 16-bit elements";
+  if ((cols * bits / 8) % swizzle != 0 || rows % 8 != 0)
     return emitError() << "a " << swizzle << "-byte swizzle needs rows a "
                        << "multiple of 8 and rows of a multiple of " << swizzle
                        << " bytes";

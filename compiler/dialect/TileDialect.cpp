@@ -398,9 +398,9 @@ unsigned MmaEncodingAttr::getNumWarps() const {
   return getWarpsPerCTA()[0] * getWarpsPerCTA()[1];
 }
 
-int64_t mlir::tile::getWgmmaSwizzle(int64_t cols) {
+int64_t mlir::tile::getSwizzleFor(int64_t cols, unsigned bits) {
   for (int64_t swizzle : {128, 64, 32})
-    if ((cols * 2) % swizzle == 0)
+    if ((cols * bits / 8) % swizzle == 0)
       return swizzle;
   return 0;
 }

@@ -1,10 +1,12 @@
 //===- LowerDescriptorLoads.cpp - desc_load as TMA or pointer loads -------===//
 //
 // A `tile.desc_load` that TMA will stream (sm_90a, a pipelined loop, wgmma
-// readers) stays for tile-pipeline-loops; every other one becomes a masked
+// readers: of the tile itself, 16-bit, or of its casts to 16 bits from 8-bit
+// codes) stays for tile-pipeline-loops; every other one becomes a masked
 // pointer load, so descriptors work on every target and in the interpreter.
 //
 //===----------------------------------------------------------------------===//
+#include "PipelineStreams.h"
 #include "tilemla/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -25,21 +27,18 @@ namespace {
 /// rows ({rows, panel columns, swizzle bytes}); zeros when TMA cannot.
 struct TmaBox {
   int64_t rows = 0, cols = 0, swizzle = 0;
-  bool operator==(const TmaBox &o) const {
-    return rows == o.rows && cols == o.cols && swizzle == o.swizzle;
-  }
 };
 
 TmaBox tmaBoxFor(RankedTensorType type) {
   Type element = type.getElementType();
   int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
-  if (!element.isIntOrFloat() || element.getIntOrFloatBitWidth() != 16 ||
-      rows % 8 != 0 || rows > 256)
+  unsigned bits = element.isIntOrFloat() ? element.getIntOrFloatBitWidth() : 0;
+  if ((bits != 16 && bits != 8) || rows % 8 != 0 || rows > 256)
     return {};
-  int64_t swizzle = getWgmmaSwizzle(cols);
+  int64_t swizzle = getSwizzleFor(cols, bits);
   if (!swizzle)
     return {};
-  return {rows, swizzle / 2, swizzle};
+  return {rows, swizzle * 8 / bits, swizzle};
 }
 
 bool inPipelinedLoop(Operation *op) {
@@ -78,17 +77,31 @@ private:
     TmaBox box = tmaBoxFor(load.getType());
     if (!box.rows || !inPipelinedLoop(load) || load->use_empty())
       return false;
-    bool wgmmaReaders = llvm::all_of(load->getUsers(), [&](Operation *user) {
-      auto dot = dyn_cast<DotOp>(user);
-      MmaEncodingAttr mma = dot ? plan.layoutFor(dot) : MmaEncodingAttr();
-      return mma && mma.getVersion() == 3 &&
-             (dot.getA() == load.getResult()) !=
-                 (dot.getB() == load.getResult());
-    });
+    // 8-bit codes reach the dots through casts to a 16-bit tile, which
+    // tile-pipeline-loops converts from the landed stage.
+    SmallVector<Operation *> casts;
+    Value read = load.getResult();
+    if (load.getType().getElementTypeBitWidth() == 8)
+      read = followCasts(read, casts);
+    bool wgmmaReaders =
+        cast<RankedTensorType>(read.getType()).getElementTypeBitWidth() == 16 &&
+        !read.use_empty() &&
+        llvm::all_of(read.getUsers(), [&](Operation *user) {
+          auto dot = dyn_cast<DotOp>(user);
+          MmaEncodingAttr mma = dot ? plan.layoutFor(dot) : MmaEncodingAttr();
+          return mma && mma.getVersion() == 3 &&
+                 (dot.getA() == read) != (dot.getB() == read);
+        });
     if (!wgmmaReaders)
       return false;
+    // One tensor map per descriptor: loads of one row count, in the
+    // narrowest swizzle any of them needs (tmaSwizzles; an fp8 rope tile of
+    // 64 codes beside 512 latent ones takes 64-byte panels).
     auto [it, inserted] = boxes.try_emplace(load.getDesc(), box);
-    return inserted || it->second == box;
+    if (!inserted && it->second.rows != box.rows)
+      return false;
+    it->second.swizzle = std::min(it->second.swizzle, box.swizzle);
+    return true;
   }
 
   /// base + (row + i) * stride + (col + j), masked to the tensor and to

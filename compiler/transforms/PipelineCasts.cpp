@@ -32,11 +32,7 @@ void handOverCodes(OpBuilder &b, Location loc, PipelineStream &stream,
 }
 } // namespace
 
-std::optional<SmallVector<Operation *>> tile::castsToDots(LoadOp load) {
-  if (!isCopyable(load))
-    return std::nullopt;
-  SmallVector<Operation *> casts;
-  Value value = load.getResult();
+Value tile::followCasts(Value value, SmallVector<Operation *> &casts) {
   while (value.hasOneUse()) {
     Operation *user = *value.getUsers().begin();
     if (!isa<CastOpInterface>(user) ||
@@ -45,6 +41,36 @@ std::optional<SmallVector<Operation *>> tile::castsToDots(LoadOp load) {
     casts.push_back(user);
     value = user->getResult(0);
   }
+  return value;
+}
+
+std::optional<SmallVector<Operation *>> tile::castsToDots(DescLoadOp load) {
+  SmallVector<Operation *> casts;
+  Value value = followCasts(load.getResult(), casts);
+  auto type = cast<RankedTensorType>(value.getType());
+  if (casts.empty() || load.getType().getElementTypeBitWidth() != 8 ||
+      type.getElementTypeBitWidth() != 16 || value.use_empty() ||
+      !llvm::all_of(value.getUsers(), isWarpgroupDot))
+    return std::nullopt;
+  return casts;
+}
+
+DenseMap<Value, int64_t> tile::tmaSwizzles(Operation *root) {
+  DenseMap<Value, int64_t> swizzles;
+  root->walk([&](DescLoadOp load) {
+    int64_t swizzle = getSwizzleFor(load.getType().getDimSize(1),
+                                    load.getType().getElementTypeBitWidth());
+    auto [it, inserted] = swizzles.try_emplace(load.getDesc(), swizzle);
+    it->second = std::min(it->second, swizzle);
+  });
+  return swizzles;
+}
+
+std::optional<SmallVector<Operation *>> tile::castsToDots(LoadOp load) {
+  if (!isCopyable(load))
+    return std::nullopt;
+  SmallVector<Operation *> casts;
+  Value value = followCasts(load.getResult(), casts);
   // 16-bit tiles, or fp8 ones read as they are (by fp8 x fp8 dots).
   auto type = cast<RankedTensorType>(value.getType());
   if ((type.getElementType().getIntOrFloatBitWidth() != 16 &&

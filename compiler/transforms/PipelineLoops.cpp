@@ -33,6 +33,8 @@
 // A tile the dots read through casts (fp8 codes widened to bf16) streams in
 // its own type; after the wait it is read into registers, cast and written
 // to a one-stage buffer of the cast type that the dots read after a barrier.
+// A TMA stream's codes land in swizzled panels of 8-bit elements, and its
+// tile is converted where the load was, after its stage's mbarrier wait.
 //
 //===----------------------------------------------------------------------===//
 #include "PipelineSlices.h"
@@ -64,7 +66,7 @@ SharedBufferType bufferFor(RankedTensorType type, int64_t stages,
   int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
   int64_t swizzle = 0;
   if (warpgroupReaders && rows % 8 == 0)
-    swizzle = getWgmmaSwizzle(cols);
+    swizzle = getSwizzleFor(cols, type.getElementTypeBitWidth());
   bool evenWordsFirst = codeOrderedReaders && !swizzle && cols % 16 == 0 &&
                         type.getElementType().getIntOrFloatBitWidth() == 16;
   return SharedBufferType::get(type.getContext(), stages, rows, cols,
@@ -85,6 +87,7 @@ struct PipelineLoopsPass
   using TilePipelineLoopsBase::TilePipelineLoopsBase;
 
   void runOnOperation() override {
+    swizzles = tmaSwizzles(getOperation());
     SmallVector<scf::ForOp> loops;
     getOperation().walk([&](scf::ForOp loop) {
       if (loop->hasAttr(TileDialect::NumStagesAttrHelper::getNameStr()))
@@ -110,6 +113,15 @@ struct PipelineLoopsPass
 
 private:
   using Stream = PipelineStream;
+  DenseMap<Value, int64_t> swizzles; // per descriptor (tmaSwizzles)
+
+  /// The stages a TMA load lands in: swizzled as its descriptor's tensor map.
+  SharedBufferType landingBufferFor(DescLoadOp load, int64_t stages) const {
+    RankedTensorType type = load.getType();
+    return SharedBufferType::get(type.getContext(), stages, type.getDimSize(0),
+                                 type.getDimSize(1), type.getElementType(),
+                                 swizzles.lookup(load.getDesc()), false);
+  }
 
   void pipeline(scf::ForOp loop, int64_t stages) {
     Block &body = *loop.getBody();
@@ -120,10 +132,13 @@ private:
     llvm::SetVector<unsigned> carriedArgs;
     for (Operation &op : body) {
       auto load = dyn_cast<LoadOp>(op);
+      auto desc = dyn_cast<DescLoadOp>(op);
       std::optional<SmallVector<Operation *>> casts;
       if (load)
         casts = castsToDots(load);
-      if (!isa<DescLoadOp>(op) && !casts)
+      else if (desc)
+        casts = castsToDots(desc);
+      if (!desc && !casts)
         continue;
       Stream stream{&op, {}, {}, {}, casts.value_or(SmallVector<Operation *>()),
                     {}};
@@ -172,12 +187,14 @@ private:
     int64_t copyGroups = 0; // cp.async groups per tile
     for (Stream &stream : streams) {
       // A TMA stream's readers become wgmma dots (tile-lower-descriptor-
-      // loads checked): its buffer is swizzled.
+      // loads checked): its buffer is swizzled as its tensor map.
       SharedBufferType bufferType =
-          bufferFor(stream.getType(), stages,
-                    stream.isTma() || (stream.casts.empty() &&
-                                       llvm::all_of(stream.load->getUsers(),
-                                                    isWarpgroupDot)));
+          stream.isTma()
+              ? landingBufferFor(cast<DescLoadOp>(stream.load), stages)
+              : bufferFor(
+                    stream.getType(), stages,
+                    stream.casts.empty() &&
+                        llvm::all_of(stream.load->getUsers(), isWarpgroupDot));
       stream.buffer =
           LocalAllocOp::create(allocs, loc, bufferType, Value(), IntegerAttr());
       stream.codesInPlace =
@@ -264,6 +281,13 @@ private:
       if (auto desc = dyn_cast<DescLoadOp>(stream.load)) {
         // Waited for where the load was: the copies land meanwhile.
         OpBuilder at(desc);
+        if (!stream.casts.empty()) {
+          waitForLanding(at, desc, stream.buffer, stream.barriers, current,
+                         parity);
+          convertLandedTiles(at, desc.getLoc(), stream, current);
+          stream.casts.clear(); // converted
+          continue;
+        }
         replaceByLandedTile(at, desc, stream.buffer, stream.barriers, current,
                             parity);
         continue;
@@ -324,16 +348,23 @@ private:
         op->moveBefore(target);
   }
 
-  /// Waits for the copy into `stage`, zeroes its rows at or past the load's
-  /// row_end, and gives the load's readers a view of it.
-  static void replaceByLandedTile(OpBuilder &b, DescLoadOp load, Value buffer,
-                                  Value barriers, Value stage, Value parity) {
+  /// Waits for the copy into `stage` and zeroes its rows at or past the
+  /// load's row_end.
+  static void waitForLanding(OpBuilder &b, DescLoadOp load, Value buffer,
+                             Value barriers, Value stage, Value parity) {
     Location loc = load.getLoc();
     MBarrierWaitOp::create(b, loc, barriers, stage, parity);
     if (load.getRowEnd())
       ZeroRowsOp::create(
           b, loc, buffer, stage,
           arith::SubIOp::create(b, loc, load.getRowEnd(), load.getRow()));
+  }
+
+  /// waitForLanding, then gives the load's readers a view of the stage.
+  static void replaceByLandedTile(OpBuilder &b, DescLoadOp load, Value buffer,
+                                  Value barriers, Value stage, Value parity) {
+    Location loc = load.getLoc();
+    waitForLanding(b, load, buffer, barriers, stage, parity);
     auto bufferType = cast<SharedBufferType>(buffer.getType());
     Value view = LocalViewOp::create(
         b, loc, viewTypeFor(load.getType(), bufferType), buffer, stage, 0);
@@ -343,13 +374,12 @@ private:
 
   /// A TMA load in a loop that is not pipelined: one stage, copied where the
   /// load is and waited for at once.
-  static void copyInPlace(scf::ForOp loop, DescLoadOp load) {
+  void copyInPlace(scf::ForOp loop, DescLoadOp load) {
     OpBuilder b(loop);
     OpBuilder allocs(allocationPoint(loop));
     Location loc = load.getLoc();
-    Value buffer =
-        LocalAllocOp::create(allocs, loc, bufferFor(load.getType(), 1, true),
-                             Value(), IntegerAttr());
+    Value buffer = LocalAllocOp::create(allocs, loc, landingBufferFor(load, 1),
+                                        Value(), IntegerAttr());
     Value barriers = MBarrierAllocOp::create(
         allocs, loc, MBarrierType::get(b.getContext(), 1, /*arrivals=*/1),
         IntegerAttr());
@@ -371,7 +401,17 @@ private:
     TmaCopyOp::create(b, loc, load.getDesc(), load.getRow(), load.getCol(),
                       buffer, stage, barriers,
                       arith::ConstantIntOp::create(b, loc, 1, 1));
-    replaceByLandedTile(b, load, buffer, barriers, stage, parity);
+    std::optional<SmallVector<Operation *>> casts = castsToDots(load);
+    if (!casts) {
+      replaceByLandedTile(b, load, buffer, barriers, stage, parity);
+      return;
+    }
+    Stream stream{load, {}, buffer, barriers, *casts, {}};
+    stream.converted = LocalAllocOp::create(
+        allocs, loc, bufferFor(stream.getConvertedType(), 1, true), Value(),
+        IntegerAttr());
+    waitForLanding(b, load, buffer, barriers, stage, parity);
+    convertLandedTiles(b, loc, stream, stage);
   }
 
   /// Whether `loop` runs inside another loop, so that each of its entries

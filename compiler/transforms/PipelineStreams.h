@@ -65,6 +65,21 @@ inline RankedTensorType viewTypeFor(RankedTensorType type,
 /// bf16) is converted in registers between two buffers.
 std::optional<SmallVector<Operation *>> castsToDots(LoadOp load);
 
+/// The single-use elementwise casts that follow `value` one after another
+/// (appended to `casts`), and the value the last of them gives (`value`
+/// itself when none does).
+Value followCasts(Value value, SmallVector<Operation *> &casts);
+
+/// A TMA load of 8-bit codes read by wgmma dots through casts to a 16-bit
+/// tile (fp8 widened to bf16 or f16): those casts, or nothing. Such a tile
+/// lands in a swizzled code stage and is converted as a cp.async cast tile.
+std::optional<SmallVector<Operation *>> castsToDots(DescLoadOp load);
+
+/// The swizzle of each descriptor's tensor map, which all TMA loads of it
+/// (the desc_loads tile-lower-descriptor-loads kept) share: the narrowest
+/// that tiles every one of their rows.
+DenseMap<Value, int64_t> tmaSwizzles(Operation *root);
+
 /// The layout a cast tile is widened in (loaded from its buffer, cast and
 /// stored): 16 bytes of the widest type a thread (8 codes for bf16), so
 /// that each thread stores the cast tile as one 16-byte vector and a warp's

@@ -100,7 +100,7 @@ func.func @smem_swizzle_rows(%b: !tile.smem<2 x 32 x 32 x bf16, swizzle = 128>) 
 
 // -----
 
-// expected-error @+1 {{swizzled buffers hold 16-bit elements}}
+// expected-error @+1 {{swizzled buffers hold 8- or 16-bit elements}}
 func.func @smem_swizzle_f32(%b: !tile.smem<2 x 32 x 64 x f32, swizzle = 128>) {
   return
 }

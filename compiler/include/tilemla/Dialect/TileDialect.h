@@ -135,9 +135,11 @@ private:
   int64_t narrowDotOwner;
   llvm::DenseMap<int64_t, MmaEncodingAttr> rowLayouts;
 };
-/// The widest wgmma swizzle (128, 64 or 32 bytes) that tiles rows of `cols`
-/// 16-bit elements, or 0 when none does.
-int64_t getWgmmaSwizzle(int64_t cols);
+/// The widest swizzle (128, 64 or 32 bytes) that tiles rows of `cols`
+/// elements of `bits` bits, or 0 when none does.
+int64_t getSwizzleFor(int64_t cols, unsigned bits);
+/// The widest wgmma swizzle that tiles rows of `cols` 16-bit elements.
+inline int64_t getWgmmaSwizzle(int64_t cols) { return getSwizzleFor(cols, 16); }
 } // namespace mlir::tile
 
 #endif

@@ -116,7 +116,11 @@ def TilePipelineLoops : Pass<"tile-pipeline-loops", "mlir::ModuleOp"> {
     `!tile.mbarrier` per stage: iteration i waits for the parity of its
     stage's (i / S)-th phase where the load was, then `tile.zero_rows`
     clears the rows at or past `row_end`. Where the loop cannot be
-    pipelined, the copy is issued in place, one stage, no lookahead.
+    pipelined, the copy is issued in place, one stage, no lookahead. The
+    buffer is swizzled as the descriptor's tensor map: the narrowest
+    swizzle every TMA load of that descriptor allows. A TMA load of 8-bit
+    codes read through casts to a 16-bit tile lands in 8-bit panels and is
+    converted like a cast tile, where the load was, after its wait.
 
     With `fp8-in-place` (sm_89+), a cast tile whose one cast widens fp8
     codes to 16 bits and whose every reader is an mma.sync dot taking it as
@@ -188,9 +192,10 @@ def TileLowerDescriptorLoads : Pass<"tile-lower-descriptor-loads",
     With `tma` (sm_90a), a `tile.desc_load` stays when TMA can serve it: a
     2-D box of 16-bit elements (rows a multiple of 8, at most 256) read
     directly in the body of a pipelined loop (`tile.num_stages` >= 2) only
-    by dots that tile-assign-layouts will make wgmma dots, with the same box
-    as every other TMA load of its descriptor (one tensor map per
-    argument). tile-pipeline-loops then streams it with TMA. Every other
+    by dots that tile-assign-layouts will make wgmma dots, or of 8-bit
+    codes whose elementwise casts give such a 16-bit tile (fp8 widened),
+    with the rows of every other TMA load of its descriptor (one tensor map
+    per argument: its swizzle the narrowest those loads allow). tile-pipeline-loops then streams it with TMA. Every other
     one becomes a masked `tile.load` of base + row * stride + col from the
     descriptor's fields: elements outside the tensor, or at or past
     `row_end`, read zero. Runs before tile-assign-layouts.
