@@ -270,7 +270,7 @@ TritonMLAImpl::plan(const DecodeCall &call) {
   const int64_t items = headBlocks * B * splits;
   const int64_t programs =
       scheduled ? parts * headBlocks
-      : persistentStage1(tma)
+      : persistentStage1(rolesOnTma(tma))
           ? std::min<int64_t>(items, int64_t(numSMs) * opts.persistentWaves)
           : items;
   // BatchInvariant's kernels take the most pieces (the workspace's row

@@ -122,9 +122,9 @@ bool TritonMLAImpl::deviceScheduled(bool tma, int64_t batch,
   case DeviceSchedule::Default:
     break;
   }
-  const bool measured =
-      (tma && opts.warpSpecialize && headBlock(rows) == kWarpgroupHeadBlock) ||
-      (warpgroupTiles && mayShareSMs(rows));
+  const bool measured = (rolesOnTma(tma) && opts.warpSpecialize &&
+                         headBlock(rows) == kWarpgroupHeadBlock) ||
+                        (warpgroupTiles && mayShareSMs(rows));
   return measured && batch * headBlocks(rows) >= kDeviceScheduleMinItems;
 }
 

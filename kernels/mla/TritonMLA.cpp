@@ -266,9 +266,11 @@ bool TritonMLAImpl::canStreamWithTma(const TensorView &kv,
                                      int64_t queryLen) const {
   const int64_t pageSize = kv.shape[1], rows = queryLen * heads;
   const size_t rowBytes = size_t(kv.strides[1]) * dtypeSize(kv.dtype);
-  // An fp8 cache's codes are widened on their way to the dots, which the
-  // compiler does for cp.async tiles only.
-  return opts.tma && warpgroupTiles && kvFormat == KvCacheFormat::Native &&
+  // An fp8 cache's codes are widened on their way to the dots: from TMA's
+  // 8-bit stages only with fp8Tma (an experiment), else from cp.async's.
+  const bool format = kvFormat == KvCacheFormat::Native ||
+                      (kvFormat == KvCacheFormat::Fp8 && opts.fp8Tma);
+  return opts.tma && warpgroupTiles && format &&
          headBlock(rows) == kWarpgroupHeadBlock &&
          pageSize % tokenBlock(rows) == 0 &&
          kv.strides[0] == pageSize * kv.strides[1] &&
@@ -303,6 +305,7 @@ TritonMLAImpl::Kernels &TritonMLAImpl::kernelsFor(int64_t pageSize, int splits,
       pageSize % shape.tokenBlock == 0 && headBlock(rows) < kWarpgroupHeadBlock;
   std::string chunkAlign =
       tma || onePageBlocks ? std::to_string(shape.tokenBlock) : "1";
+  const bool roles = rolesOnTma(tma);
   Kernel::Constexprs stage1 = {
       {"H", h},
       {"R", r},
@@ -314,10 +317,11 @@ TritonMLAImpl::Kernels &TritonMLAImpl::kernelsFor(int64_t pageSize, int splits,
       {"TMA", tma ? "1" : "0"},
       {"CHUNK_ALIGN", chunkAlign},
       {"WARP_SPECIALIZE",
-       tma && opts.warpSpecialize && !scoreWarpgroup(tma, rows) ? "1" : "0"},
-      {"SCORE_WARPGROUP", scoreWarpgroup(tma, rows) ? "1" : "0"},
-      {"SEESAW", seesaw(tma, rows) ? "1" : "0"},
-      {"LATENT_HALVES", latentHalves(tma) ? "1" : "0"},
+       roles && opts.warpSpecialize && !scoreWarpgroup(roles, rows) ? "1"
+                                                                    : "0"},
+      {"SCORE_WARPGROUP", scoreWarpgroup(roles, rows) ? "1" : "0"},
+      {"SEESAW", seesaw(roles, rows) ? "1" : "0"},
+      {"LATENT_HALVES", latentHalves(roles) ? "1" : "0"},
       {"SCHEDULE", std::to_string(scheduleMode)},
       {"FIXED_CHUNK", fixedChunk},
       {"QUERY_LEN", queryLen},

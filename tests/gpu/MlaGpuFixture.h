@@ -40,6 +40,7 @@ struct Tuning {
   bool latentHalves = false;
   std::optional<bool> f16Dots; ///< unset: the library's default
   bool fp8Dots = false;
+  bool fp8Tma = false; ///< TritonMLAOptions::fp8Tma
   bool scheduleInStage1 = false;
   /// Stage 1 merges the pieces (no stage 2). The case runs twice on one
   /// impl, outputs poisoned again in between: the second call checks that
@@ -107,6 +108,7 @@ protected:
     options.latentHalves = tuning.latentHalves;
     options.f16Dots = tuning.f16Dots;
     options.fp8Dots = tuning.fp8Dots;
+    options.fp8Tma = tuning.fp8Tma;
     options.scheduleInStage1 = tuning.scheduleInStage1;
     options.mergeInStage1 = tuning.mergeInStage1;
     options.prefetchWhileScheduling = tuning.prefetch;
@@ -142,12 +144,14 @@ protected:
     mla::DType t = toMla(c.type);
     mla::TensorView kv =
         kvCacheView(p, dkv.data(), fp8 ? mla::DType::FP8E4M3 : t);
-    // Back-to-back pages of whole 64-token blocks, 64-head blocks: TMA on
-    // sm_90a (the cases meant for it must not fall back silently).
+    // Back-to-back pages of whole token blocks (64 tokens; 32 for an fp8
+    // cache), 64-head blocks: TMA on sm_90a, for an fp8 cache with fp8Tma
+    // (the cases meant for it must not fall back silently).
+    const int block = tuning.tokenBlock ? tuning.tokenBlock : fp8 ? 32 : 64;
     if (c.contiguousPages && c.rows() >= 64 && !isInterpreterMode() &&
         deviceInfo().arch == "sm_90a")
       EXPECT_EQ(impl.canStreamWithTma(kv, c.sq),
-                c.page % (tuning.tokenBlock ? tuning.tokenBlock : 64) == 0);
+                c.page % block == 0 && !c.dsMla && (!fp8 || tuning.fp8Tma));
     mla::DecodeMetadata md = decodeMetadata(p, dbt.data(), dlens.data());
     const float kvScale = float(c.kvScale);
     DeviceBuffer dscale = upload(&kvScale, 4);
@@ -210,6 +214,7 @@ protected:
           (r.tuning.f16Dots ? *r.tuning.f16Dots ? " f16-dots" : " bf16-dots"
                             : "") +
           (r.tuning.fp8Dots ? " fp8-dots" : "") +
+          (r.tuning.fp8Tma ? " fp8-tma" : "") +
           (r.tuning.scheduleInStage1 ? " schedule-in-stage1" : "") +
           (r.tuning.mergeInStage1 ? " merge-in-stage1" : "") +
           (r.tuning.prefetch ? "" : " no prefetch") +

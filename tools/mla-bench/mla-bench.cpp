@@ -164,6 +164,7 @@ mla::TritonMLAImpl makeImpl(int H, int maxBatch, int maxQueryLen,
   options.latentHalves = o.latentHalves;
   options.f16Dots = o.f16Dots;
   options.fp8Dots = o.fp8Dots;
+  options.fp8Tma = o.fp8Tma;
   options.scheduleInStage1 = o.scheduleInStage1;
   options.mergeInStage1 = o.mergeInStage1;
   options.prefetchWhileScheduling = o.prefetch;

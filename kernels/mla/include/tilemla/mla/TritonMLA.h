@@ -491,6 +491,13 @@ private:
                              opts.stages ? opts.stages : kStages, rank, rope,
                              kvFormat, fp8CodesInPlace);
   }
+  /// Whether a TMA stage 1 may take warp roles (a producer, the score
+  /// warpgroup, the seesaw, latent halves, persistent programs): with a
+  /// cache in q's dtype. An fp8 cache on TMA (TritonMLAOptions::fp8Tma) is
+  /// widened by every thread of the program, which roles do not split yet.
+  bool rolesOnTma(bool tma) const {
+    return tma && kvFormat == KvCacheFormat::Native;
+  }
   /// Stage 1 with a score warpgroup (TritonMLAOptions::scoreWarpgroup):
   /// where a head block's scores are owned by one warpgroup.
   bool scoreWarpgroup(bool tma, int64_t rows) const {

@@ -114,6 +114,12 @@ struct TritonMLAOptions {
   /// HMMA): H100, H=16 B=128 L=8192, 273.8 -> 549.8 us. For sm_89, where
   /// they are native (unmeasured). docs/design/FP8.md, session 47.
   bool fp8Dots = false;
+  /// With a per-tensor fp8 cache and 64-head programs on sm_90a: stage 1
+  /// streams the codes with TMA into 8-bit swizzled stages (not cp.async),
+  /// and every thread of the program widens each landed tile once, without
+  /// warp roles (docs/design/FP8.md, Next 2). An experiment, off: built and
+  /// interpreted, not yet run on a GPU.
+  bool fp8Tma = false;
   /// With that producer, stage 1 can run persistentWaves programs per SM
   /// (1..16), each taking work items (head block, request, split) that many
   /// apart: the producer streams the next item's first tokens while the
