@@ -24,9 +24,9 @@ using namespace mlir::tile;
 
 namespace {
 /// What a TMA copy of `type` moves per instruction: one swizzle panel of all
-/// rows ({rows, panel columns, swizzle bytes}); zeros when TMA cannot.
+/// rows ({rows, swizzle bytes}); zeros when TMA cannot.
 struct TmaBox {
-  int64_t rows = 0, cols = 0, swizzle = 0;
+  int64_t rows = 0, swizzle = 0;
 };
 
 TmaBox tmaBoxFor(RankedTensorType type) {
@@ -38,7 +38,7 @@ TmaBox tmaBoxFor(RankedTensorType type) {
   int64_t swizzle = getSwizzleFor(cols, bits);
   if (!swizzle)
     return {};
-  return {rows, swizzle * 8 / bits, swizzle};
+  return {rows, swizzle};
 }
 
 bool inPipelinedLoop(Operation *op) {
@@ -94,11 +94,16 @@ private:
         });
     if (!wgmmaReaders)
       return false;
-    // One tensor map per descriptor: loads of one row count, in the
-    // narrowest swizzle any of them needs (tmaSwizzles; an fp8 rope tile of
-    // 64 codes beside 512 latent ones takes 64-byte panels).
+    // One tensor map per descriptor: loads of one row count. Codes take the
+    // narrowest swizzle any of their loads needs (tmaSwizzles; an fp8 rope
+    // tile of 64 codes beside 512 latent ones: 64-byte panels); 16-bit
+    // tiles, which wgmma reads in place, keep one swizzle.
     auto [it, inserted] = boxes.try_emplace(load.getDesc(), box);
-    if (!inserted && it->second.rows != box.rows)
+    if (inserted)
+      return true;
+    bool codes = load.getType().getElementTypeBitWidth() == 8;
+    if (it->second.rows != box.rows ||
+        (!codes && it->second.swizzle != box.swizzle))
       return false;
     it->second.swizzle = std::min(it->second.swizzle, box.swizzle);
     return true;

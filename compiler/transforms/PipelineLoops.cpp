@@ -88,6 +88,18 @@ struct PipelineLoopsPass
 
   void runOnOperation() override {
     swizzles = tmaSwizzles(getOperation());
+    // Codes kept for TMA must reach wgmma dots through their casts (as
+    // tile-lower-descriptor-loads planned): they land as 8-bit panels,
+    // which only the conversion reads.
+    WalkResult unread = getOperation().walk([&](DescLoadOp load) {
+      if (load.getType().getElementTypeBitWidth() != 8 || castsToDots(load))
+        return WalkResult::advance();
+      load.emitOpError("loads 8-bit codes with TMA, but its casts do not "
+                       "give a 16-bit tile only wgmma dots read");
+      return WalkResult::interrupt();
+    });
+    if (unread.wasInterrupted())
+      return signalPassFailure();
     SmallVector<scf::ForOp> loops;
     getOperation().walk([&](scf::ForOp loop) {
       if (loop->hasAttr(TileDialect::NumStagesAttrHelper::getNameStr()))

@@ -360,8 +360,9 @@ int run(const Options &o, const std::vector<Shape> &grid, Report &report) {
               report.device.multiprocessors,
               double(report.device.totalMemory) / double(1 << 30),
               o.kvFormat == mla::KvCacheFormat::Native ? ""
-              : o.kvFormat == mla::KvCacheFormat::Fp8  ? " (fp8 cache)"
-                                                       : " (fp8_ds_mla cache)",
+              : o.kvFormat != mla::KvCacheFormat::Fp8  ? " (fp8_ds_mla cache)"
+              : o.fp8Tma ? " (fp8 cache, on TMA at 64-head programs)"
+                         : " (fp8 cache)",
               R, P, grid.size(), o.policies.size(), o.runs, flushBytes / MiB,
               o.launchGraph ? "a call's kernels as one graph"
                             : "a launch per kernel");

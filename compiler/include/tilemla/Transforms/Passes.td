@@ -195,9 +195,10 @@ def TileLowerDescriptorLoads : Pass<"tile-lower-descriptor-loads",
     by dots that tile-assign-layouts will make wgmma dots, or of 8-bit
     codes whose elementwise casts give such a 16-bit tile (fp8 widened),
     with the rows of every other TMA load of its descriptor (one tensor map
-    per argument: its swizzle the narrowest those loads allow). tile-pipeline-loops then streams it with TMA. Every other
-    one becomes a masked `tile.load` of base + row * stride + col from the
-    descriptor's fields: elements outside the tensor, or at or past
+    per argument: 16-bit loads of one swizzle; codes in the narrowest swizzle
+    their loads allow). tile-pipeline-loops then streams it with TMA. Every
+    other one becomes a masked `tile.load` of base + row * stride + col from
+    the descriptor's fields: elements outside the tensor, or at or past
     `row_end`, read zero. Runs before tile-assign-layouts.
   }];
   let options = [
