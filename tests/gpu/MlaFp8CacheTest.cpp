@@ -171,13 +171,16 @@ TEST_F(MlaGpuTest, Fp8CacheWideTiles) {
 
 TEST_F(MlaGpuTest, Fp8CacheOnTma) {
   // TritonMLAOptions::fp8Tma: 64-head programs stream the codes with TMA
-  // (64-byte panels) and widen each landed tile: 64 and 128 heads,
-  // back-to-back pages of whole 32-token blocks, every policy, the device
-  // schedule, lengths 0, 1 and 70,000 (skipped when interpreted: 64 heads).
+  // (64-byte panels) and widen each landed tile, with a producer
+  // warpgroup and without: 64 and 128 heads, back-to-back pages of whole
+  // 32-token blocks, every policy, the device schedule, lengths 0, 1 and
+  // 70,000 (skipped when interpreted: 64 heads).
   Tuning onTma;
   onTma.fp8Tma = true;
   Tuning scheduled = onTma;
   scheduled.schedule = mla::DeviceSchedule::Always;
+  Tuning plain = onTma;
+  plain.warpSpecialize = false;
   std::vector<Run> runs;
   for (int H : {64, 128})
     for (int page : {32, 64}) {
@@ -186,6 +189,7 @@ TEST_F(MlaGpuTest, Fp8CacheOnTma) {
       for (SP policy : {SP::Fixed4, SP::BatchInvariant, SP::Auto})
         runs.push_back({c, policy, mla::LseDType::F32, onTma});
       runs.push_back({c, SP::Auto, mla::LseDType::F32, scheduled});
+      runs.push_back({c, SP::Auto, mla::LseDType::F32, plain});
     }
   MlaCase longest = fp8(mk(128, 64, {70000, 1, 0}), 1.0 / 200, true);
   longest.contiguousPages = true;

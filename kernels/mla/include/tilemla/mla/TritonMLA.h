@@ -491,10 +491,11 @@ private:
                              opts.stages ? opts.stages : kStages, rank, rope,
                              kvFormat, fp8CodesInPlace);
   }
-  /// Whether a TMA stage 1 may take warp roles (a producer, the score
-  /// warpgroup, the seesaw, latent halves, persistent programs): with a
-  /// cache in q's dtype. An fp8 cache on TMA (TritonMLAOptions::fp8Tma) is
-  /// widened by every thread of the program, which roles do not split yet.
+  /// Whether a TMA stage 1 may take the roles beyond a producer warpgroup
+  /// (the score warpgroup, the seesaw, latent halves, persistent programs)
+  /// and the device schedule's measured default: with a cache in q's dtype.
+  /// An fp8 cache on TMA (TritonMLAOptions::fp8Tma) is widened by all the
+  /// compute warps, which those roles do not split yet.
   bool rolesOnTma(bool tma) const {
     return tma && kvFormat == KvCacheFormat::Native;
   }

@@ -116,9 +116,10 @@ struct TritonMLAOptions {
   bool fp8Dots = false;
   /// With a per-tensor fp8 cache and 64-head programs on sm_90a: stage 1
   /// streams the codes with TMA into 8-bit swizzled stages (not cp.async),
-  /// and every thread of the program widens each landed tile once, without
-  /// warp roles (docs/design/FP8.md, Next 2). An experiment, off: built and
-  /// interpreted, not yet run on a GPU.
+  /// and the compute warps widen each landed tile once; a producer
+  /// warpgroup issues the copies where warpSpecialize (the default), never
+  /// the score warpgroup (docs/design/FP8.md, Next 2). An experiment, off:
+  /// built and compiled, not yet run on a GPU.
   bool fp8Tma = false;
   /// With that producer, stage 1 can run persistentWaves programs per SM
   /// (1..16), each taking work items (head block, request, split) that many
