@@ -10,8 +10,11 @@
 // the error is the accumulation's, bounded here by 2^-9 of the sum of the
 // products' magnitudes (the tensor cores add fp8 products with fewer
 // mantissa bits than f32's; a misplaced fragment is off by about
-// 1 / sqrt(K) of it). With TILEMLA_INTERPRET=1 the kernels run in the
-// interpreter.
+// 1 / sqrt(K) of it). WidenedOnTma: codes read through descriptors and
+// widened to bf16 for the dots; on sm_90a TMA lands them in 8-bit swizzled
+// panels (128 or 64 bytes; one descriptor read in two widths takes 64) and
+// each tile is converted where it landed, for wgmma. With
+// TILEMLA_INTERPRET=1 the kernels run in the interpreter.
 //
 //===----------------------------------------------------------------------===//
 #include "tilemla/Interpreter/Numerics.h"
@@ -71,6 +74,41 @@ kernel fp8_scores(q: *F, kv: *F, s: *f32, N: i32, F: dtype,
         acc = dot(qt, k, acc, trans_b=True);
     }
     store(s + rows[:, None] * BLOCK_N + toks[None, :], acc);
+}
+)";
+
+const char *kWidenedSource = R"(
+# c[M, N] = a[M, K] . b[N, K]^T over codes widened to bf16, read through
+# descriptors: K steps of BLOCK_K, or with TWO_WIDTHS of 192 as a 128- and
+# a 64-code piece of each operand.
+kernel fp8_widened(a: desc<F>, b: desc<F>, c: *f32, M: i32, N: i32, K: i32,
+                   F: dtype, BLOCK_K: constexpr = 64, TWO_WIDTHS: constexpr = 0)
+    with num_warps = 4 {
+    pid = program_id(0);
+    grid_n = cdiv(N, 128);
+    m0 = (pid / grid_n) * 64;
+    n0 = (pid % grid_n) * 128;
+    acc = zeros((64, 128), f32);
+    if TWO_WIDTHS {
+        for k0 in range(0, K, 192, stages=2) {
+            x = desc_load(a, (m0, k0), (64, 128)).to(bf16);
+            y = desc_load(b, (n0, k0), (128, 128)).to(bf16);
+            acc = dot(x, y, acc, trans_b=True);
+            x2 = desc_load(a, (m0, k0 + 128), (64, 64)).to(bf16);
+            y2 = desc_load(b, (n0, k0 + 128), (128, 64)).to(bf16);
+            acc = dot(x2, y2, acc, trans_b=True);
+        }
+    } else {
+        for k0 in range(0, K, BLOCK_K, stages=2) {
+            x = desc_load(a, (m0, k0), (64, BLOCK_K)).to(bf16);
+            y = desc_load(b, (n0, k0), (128, BLOCK_K)).to(bf16);
+            acc = dot(x, y, acc, trans_b=True);
+        }
+    }
+    rm = m0 + arange(0, 64);
+    rn = n0 + arange(0, 128);
+    store(c + rm[:, None] * N + rn[None, :], acc,
+          mask=(rm[:, None] < M) & (rn[None, :] < N));
 }
 )";
 
@@ -170,6 +208,37 @@ TEST_F(Fp8DotGpuTest, MatmulStreamedAndConverted) {
       double worst = expectProducts(format, a, b, download(c), m, n, k, n);
       std::printf("fp8 matmul %s, a %s: worst error %.3g of sum |products|\n",
                   format.name, converted ? "converted" : "streamed", worst);
+    }
+}
+
+TEST_F(Fp8DotGpuTest, WidenedOnTma) {
+  // Partial tiles along M, N and K (K a multiple of 16: TMA's row stride).
+  const int m = 80, n = 200, k = 336;
+  for (const Format &format : kFormats)
+    for (auto [blockK, twoWidths] : {std::pair{64, 0}, {128, 0}, {0, 1}}) {
+      std::vector<uint8_t> a = randomCodes(format, size_t(m) * k, rng),
+                           b = randomCodes(format, size_t(n) * k, rng);
+      Kernel::Constexprs constexprs = {
+          {"F", format.name}, {"TWO_WIDTHS", std::to_string(twoWidths)}};
+      if (blockK)
+        constexprs["BLOCK_K"] = std::to_string(blockK);
+      Kernel kernel = Kernel::fromSource("fp8_widened.tile", kWidenedSource,
+                                         constexprs, {});
+      DeviceBuffer aBuffer = upload(a), bBuffer = upload(b),
+                   c(size_t(m) * n * sizeof(float));
+      c.fill(0x7f); // poison: 3.4e38
+      kernel.launch({unsigned((m + 63) / 64 * ((n + 127) / 128)), 1, 1},
+                    {KernelArg::tensor(aBuffer.data(), m, k, k),
+                     KernelArg::tensor(bBuffer.data(), n, k, k),
+                     KernelArg::pointer(c.data()), KernelArg::i32(m),
+                     KernelArg::i32(n), KernelArg::i32(k)});
+      double worst = expectProducts(format, a, b, download(c), m, n, k, n);
+      std::printf("fp8 widened %s, %s: worst error %.3g of sum |products|\n",
+                  format.name,
+                  twoWidths
+                      ? "128 + 64 codes a step"
+                      : (std::to_string(blockK) + " codes a step").c_str(),
+                  worst);
     }
 }
 
