@@ -175,9 +175,10 @@ struct TritonMLAOptions {
   /// max_seq_len reaches this many tokens, stage 1 keeps its default tiles
   /// (64-token steps over 4 warps) on the schedule's two programs per SM,
   /// instead of the shared-SM tiles (32 over 2). Measured on an H100
-  /// (docs/design/FP8.md, Next 4): 5-10 % faster from 2^19 tokens (B=64
-  /// L=8192, B=128 L=4096 and 8192, B=32 L=32768), mixed at 2^18, 3-4 %
-  /// slower at B=32 L=4096. 0: never.
+  /// (docs/design/FP8.md, Next 4): from 2^19 tokens (B=64 L=8192, B=128
+  /// L=4096 and 8192, B=32 L=32768) 5-10 % faster on uniform batches,
+  /// 2-22 % on ragged ones; mixed at 2^18, 3-4 % slower at B=32 L=4096.
+  /// 0: never.
   /// Calls given a DecodeMetadata::schedule keep the shared-SM tiles, whose
   /// steps it was made in (a captured call may replay against schedules
   /// made later for other batches).
