@@ -103,6 +103,42 @@ Attribute tile::conversionLayout(RankedTensorType loadType,
                                          loadType.getShape(), warps, width);
 }
 
+/// The layout TMA-landed codes are widened in: 16 bytes of codes a thread
+/// (one swizzle chunk; fewer when the tile has too few for every thread), a
+/// warp's lanes on whole rows of one panel and its warps down the rows
+/// first. A warp's reads then cover whole panel rows, and so do its stores
+/// into the converted buffer's panels: every bank once per 128 bytes.
+/// Otherwise (columns that do not tile, a non-blocked load) conversionLayout's.
+static Attribute landedConversionLayout(const PipelineStream &stream) {
+  RankedTensorType type = stream.getType();
+  auto blocked = dyn_cast_or_null<BlockedEncodingAttr>(type.getEncoding());
+  auto buffer = cast<SharedBufferType>(stream.buffer.getType());
+  int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
+  int64_t elemBytes = type.getElementTypeBitWidth() / 8;
+  if (!blocked || !buffer.getSwizzle() || elemBytes == 0)
+    return conversionLayout(type, stream.casts);
+  int64_t warps = 1;
+  for (unsigned w : blocked.getWarpsPerCTA())
+    warps *= w;
+  int64_t panel = buffer.getSwizzle() / elemBytes;
+  int64_t perThread = llvm::bit_floor(static_cast<uint64_t>(
+      std::min<int64_t>({16 / elemBytes, panel, rows * cols / (32 * warps)})));
+  int64_t lanesAlong =
+      perThread > 0 ? std::min<int64_t>(32, panel / perThread) : 0;
+  if (lanesAlong == 0 || cols % panel != 0 || rows % (32 / lanesAlong) != 0)
+    return conversionLayout(type, stream.casts);
+  int64_t lanesDown = 32 / lanesAlong;
+  int64_t warpsDown = std::min<int64_t>(warps, rows / lanesDown);
+  int64_t warpsAlong = warps / warpsDown;
+  if (warpsDown * warpsAlong != warps ||
+      cols % (perThread * lanesAlong * warpsAlong) != 0)
+    return conversionLayout(type, stream.casts);
+  auto u = [](int64_t v) { return static_cast<unsigned>(v); };
+  return BlockedEncodingAttr::get(type.getContext(), {1, u(perThread)},
+                                  {u(lanesDown), u(lanesAlong)},
+                                  {u(warpsDown), u(warpsAlong)});
+}
+
 bool tile::readersTakeCodes(const PipelineStream &stream) {
   auto widen = dyn_cast<arith::ExtFOp>(stream.casts.front());
   if (stream.casts.size() != 1 || !widen || !isFp8Type(stream.getType()))
@@ -133,7 +169,9 @@ void tile::convertLandedTiles(OpBuilder &b, Location loc,
     return;
   Value first = arith::ConstantIntOp::create(b, loc, 0, 32);
   for (PipelineStream *stream : castStreams) {
-    Attribute layout = conversionLayout(stream->getType(), stream->casts);
+    Attribute layout = stream->isTma()
+                           ? landedConversionLayout(*stream)
+                           : conversionLayout(stream->getType(), stream->casts);
     IRMapping map;
     map.map(stream->load->getResult(0),
             LocalLoadOp::create(b, loc,
