@@ -153,17 +153,63 @@ bool tile::readersTakeCodes(const PipelineStream &stream) {
   });
 }
 
+/// Whether `op`, found between two TMA cast loads, lets them convert
+/// together: no memory effects, no regions, no dot (which would read a
+/// converted tile before its barrier).
+static bool passesBetweenLoads(Operation *op) {
+  return op->getNumRegions() == 0 && isMemoryEffectFree(op) && !isa<DotOp>(op);
+}
+
+SmallVector<SmallVector<PipelineStream *>>
+tile::landedCastGroups(MutableArrayRef<PipelineStream> streams) {
+  SmallVector<PipelineStream *> landed;
+  for (PipelineStream &stream : streams)
+    if (stream.isTma() && !stream.casts.empty())
+      landed.push_back(&stream);
+  llvm::sort(landed, [](PipelineStream *x, PipelineStream *y) {
+    Block *bx = x->load->getBlock(), *by = y->load->getBlock();
+    return bx == by ? x->load->isBeforeInBlock(y->load) : bx < by;
+  });
+  SmallVector<SmallVector<PipelineStream *>> groups;
+  for (PipelineStream *stream : landed) {
+    bool joins = false;
+    if (!groups.empty()) {
+      Operation *previous = groups.back().back()->load;
+      if (previous->getBlock() == stream->load->getBlock()) {
+        joins = true;
+        for (Operation *op = previous->getNextNode(); op != stream->load;
+             op = op->getNextNode())
+          joins &= passesBetweenLoads(op);
+      }
+    }
+    if (joins)
+      groups.back().push_back(stream);
+    else
+      groups.push_back({stream});
+  }
+  return groups;
+}
+
 void tile::convertLandedTiles(OpBuilder &b, Location loc,
                               MutableArrayRef<PipelineStream> streams,
                               Value current) {
+  SmallVector<PipelineStream *> all;
+  for (PipelineStream &stream : streams)
+    all.push_back(&stream);
+  convertLandedTiles(b, loc, all, current);
+}
+
+void tile::convertLandedTiles(OpBuilder &b, Location loc,
+                              ArrayRef<PipelineStream *> streams,
+                              Value current) {
   SmallVector<PipelineStream *> castStreams;
-  for (PipelineStream &stream : streams) {
-    if (stream.casts.empty())
+  for (PipelineStream *stream : streams) {
+    if (stream->casts.empty())
       continue;
-    if (stream.codesInPlace)
-      handOverCodes(b, loc, stream, current);
+    if (stream->codesInPlace)
+      handOverCodes(b, loc, *stream, current);
     else
-      castStreams.push_back(&stream);
+      castStreams.push_back(stream);
   }
   if (castStreams.empty())
     return;

@@ -289,19 +289,25 @@ private:
     Value parity = arith::AndIOp::create(
         b, loc, arith::DivSIOp::create(b, loc, index, numStages),
         i32Constant(b, loc, 1));
-    for (Stream &stream : streams) {
-      if (auto desc = dyn_cast<DescLoadOp>(stream.load)) {
-        // Waited for where the load was: the copies land meanwhile.
-        OpBuilder at(desc);
-        if (!stream.casts.empty()) {
-          waitForLanding(at, desc, stream.buffer, stream.barriers, current,
-                         parity);
-          convertLandedTiles(at, desc.getLoc(), stream, current);
-          stream.casts.clear(); // converted
-          continue;
+    // Waited for where the loads were: the copies land meanwhile. (Cast
+    // loads are gone after their conversion: the streams' kinds first.)
+    SmallVector<bool> tma = llvm::map_to_vector(
+        streams, [](Stream &stream) { return stream.isTma(); });
+    for (SmallVector<Stream *> &group : landedCastGroups(streams)) {
+      OpBuilder at(group.back()->load);
+      for (Stream *stream : group)
+        waitForLanding(at, cast<DescLoadOp>(stream->load), stream->buffer,
+                       stream->barriers, current, parity);
+      convertLandedTiles(at, group.back()->load->getLoc(), group, current);
+    }
+    for (auto [stream, isTma] : llvm::zip(streams, tma)) {
+      if (isTma) {
+        if (stream.casts.empty()) {
+          OpBuilder at(stream.load);
+          replaceByLandedTile(at, cast<DescLoadOp>(stream.load), stream.buffer,
+                              stream.barriers, current, parity);
         }
-        replaceByLandedTile(at, desc, stream.buffer, stream.barriers, current,
-                            parity);
+        stream.casts.clear(); // converted above
         continue;
       }
       if (!stream.casts.empty())

@@ -104,6 +104,15 @@ bool readersTakeCodes(const PipelineStream &stream);
 /// store into the stage they read).
 void convertLandedTiles(OpBuilder &b, Location loc,
                         MutableArrayRef<PipelineStream> streams, Value current);
+void convertLandedTiles(OpBuilder &b, Location loc,
+                        ArrayRef<PipelineStream *> streams, Value current);
+
+/// The TMA cast streams among `streams`, in groups each converted where its
+/// last load was, after every member's wait (one barrier a group): loads in
+/// one block with nothing between them but pure, region-free ops other than
+/// dots (their casts, the next load's address). Groups in program order.
+SmallVector<SmallVector<PipelineStream *>>
+landedCastGroups(MutableArrayRef<PipelineStream> streams);
 
 } // namespace mlir::tile
 
