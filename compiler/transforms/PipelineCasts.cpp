@@ -105,10 +105,11 @@ Attribute tile::conversionLayout(RankedTensorType loadType,
 
 /// The layout TMA-landed codes are widened in: 16 bytes of codes a thread
 /// (one swizzle chunk; fewer when the tile has too few for every thread), a
-/// warp's lanes on whole rows of one panel and its warps down the rows
-/// first. A warp's reads then cover whole panel rows, and so do its stores
-/// into the converted buffer's panels: every bank once per 128 bytes.
-/// Otherwise (columns that do not tile, a non-blocked load) conversionLayout's.
+/// warp's lanes along the rows of one panel (whole rows where 32 lanes
+/// cover one) and its warps down the rows first. A warp's reads then cover
+/// whole panel rows, and so do its stores into the converted buffer's panels:
+/// every bank once per 128 bytes. Otherwise (columns that do not tile, a
+/// non-blocked load) conversionLayout's.
 static Attribute landedConversionLayout(const PipelineStream &stream) {
   RankedTensorType type = stream.getType();
   auto blocked = dyn_cast_or_null<BlockedEncodingAttr>(type.getEncoding());
@@ -130,7 +131,7 @@ static Attribute landedConversionLayout(const PipelineStream &stream) {
   int64_t lanesDown = 32 / lanesAlong;
   int64_t warpsDown = std::min<int64_t>(warps, rows / lanesDown);
   int64_t warpsAlong = warps / warpsDown;
-  if (warpsDown * warpsAlong != warps ||
+  if (warpsDown * warpsAlong != warps || rows % (lanesDown * warpsDown) != 0 ||
       cols % (perThread * lanesAlong * warpsAlong) != 0)
     return conversionLayout(type, stream.casts);
   auto u = [](int64_t v) { return static_cast<unsigned>(v); };
