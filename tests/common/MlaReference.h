@@ -185,7 +185,10 @@ inline MlaProblem makeMlaProblem(const MlaCase &c, std::mt19937_64 &rng) {
   p.btStride = p.maxPages + (c.exactTable ? 0 : 3); // padded rows
   p.numPages = usedPages + 3; // spare pages, one of them all NaN
   p.poisonPage = p.numPages - 1;
-  p.kvTokStride = D + 8; // padded rows
+  // Padded rows; the back-to-back pages meant for TMA keep a row a multiple
+  // of 16 bytes (the tensor map's stride), fp8 codes too.
+  const bool fp8Codes = c.kvScale > 0 && !c.dsMla;
+  p.kvTokStride = D + (fp8Codes && c.contiguousPages ? 16 : 8);
   p.kvPageStride = c.page * p.kvTokStride + (c.contiguousPages ? 0 : 16);
   p.kv = HostTensor(c.type, size_t(p.numPages) * p.kvPageStride);
   fillUniform(p.kv, rng, -1, 1);
