@@ -5,7 +5,9 @@
 # OUT_DIR. For the developer on a GPU machine, not CI.
 #   scripts/gpu-session.sh INSTALL.tar.xz|INSTALL_DIR STEP...
 # Steps:
-#   tests         the GPU tests (GPU_FILTER, a gtest filter; default all)
+#   tests         the GPU tests (GPU_FILTER, a gtest filter; default all;
+#                 GPU_SHARD=i/n runs the i-th of n shards, 0-based: the whole
+#                 suite takes longer than one 600-second device call)
 #   grid          the H200 anchor shapes (shared/design/H200_ANCHORS.md)
 #   fp8           an fp8 cache at H=64 and 128 (L=8192, B=32,128): cp.async,
 #                 TMA with and without the producer, f16 dots, and bf16
@@ -17,7 +19,7 @@
 # Environment: OUT_DIR (default $OUT or gpu-session-out), RUNS (timed calls
 # per case, default 40), STEP_TIMEOUT (seconds a step, default 300).
 set -uo pipefail
-[ $# -ge 2 ] || { sed -n '2,21p' "$0"; exit 2; }
+[ $# -ge 2 ] || { sed -n '2,20p' "$0"; exit 2; }
 install=$1
 shift
 if [ -f "$install" ]; then
@@ -58,8 +60,12 @@ for step in "$@"; do
   SECONDS=0
   case $step in
   tests)
-    echo "== tests ${GPU_FILTER:-*}"
-    timeout "$limit" "$bin/tilemla-gpu-tests" --gtest_brief=1 \
+    echo "== tests ${GPU_FILTER:-*} ${GPU_SHARD:-}"
+    shard=()
+    if [ -n "${GPU_SHARD:-}" ]; then
+      shard=(env GTEST_SHARD_INDEX="${GPU_SHARD%/*}" GTEST_TOTAL_SHARDS="${GPU_SHARD#*/}")
+    fi
+    timeout "$limit" "${shard[@]}" "$bin/tilemla-gpu-tests" --gtest_brief=1 \
       --gtest_filter="${GPU_FILTER:-*}" >"$out/tests.log" 2>&1
     echo "exit $?"
     grep -E '^\[ mla \]|FAILED|PASSED|SKIPPED \]|Failure' "$out/tests.log" |
