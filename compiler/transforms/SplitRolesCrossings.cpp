@@ -168,6 +168,56 @@ Operation *lastScoreDotBefore(Operation *op, Block *block,
   }
   return nullptr;
 }
+/// Tiles a trip stores into buffers the score role's dots read (codes
+/// widened from 8-bit stages, tile-pipeline-loops' landed casts): the
+/// accumulate role runs the stores (they read memory), so its threads
+/// arrive on a per-stage signal after them, and the score role waits for
+/// it before its first view of those buffers. Their reuse a trip later is
+/// ordered as the ring's: the accumulate role stores again only after the
+/// score role's signals of the trip, which follow its dots.
+void signalWidenedTiles(Block &block, const Ring &ring, OpBuilder &above,
+                        const RoleOwners &owners) {
+  Operation *lastStore = nullptr, *firstView = nullptr;
+  for (Operation &op : block) {
+    auto store = dyn_cast<LocalStoreOp>(op);
+    if (!store || roleTag(store) != Role::Both)
+      continue;
+    for (Operation *user : store.getBuffer().getUsers()) {
+      if (!isa<LocalViewOp>(user) || user->getBlock() != &block ||
+          !store->isBeforeInBlock(user))
+        continue;
+      bool scoreReads = llvm::any_of(user->getUsers(), [&](Operation *reader) {
+        auto dot = dyn_cast<DotOp>(reader);
+        return dot && owners.isScoreValue(dot.getAcc());
+      });
+      if (!scoreReads)
+        continue;
+      lastStore = store;
+      if (!firstView || user->isBeforeInBlock(firstView))
+        firstView = user;
+    }
+  }
+  if (!lastStore)
+    return;
+  Location loc = lastStore->getLoc();
+  Value signal;
+  {
+    OpBuilder::InsertionGuard guard(above);
+    signal = MBarrierAllocOp::create(above, loc,
+                                     MBarrierType::get(above.getContext(),
+                                                       ring.stages,
+                                                       owners.numWarps * 32),
+                                     IntegerAttr());
+  }
+  OpBuilder afterStores(lastStore->getBlock(),
+                        std::next(lastStore->getIterator()));
+  tag(MBarrierArriveOp::create(afterStores, loc, signal, ring.stage, Value(),
+                               ValueRange(), /*perWarp=*/false),
+      Role::Accumulate);
+  OpBuilder beforeView(firstView);
+  tag(MBarrierWaitOp::create(beforeView, loc, signal, ring.stage, ring.parity),
+      Role::Score);
+}
 } // namespace
 
 LogicalResult mlir::tile::split_roles::addCrossings(Block &body,
@@ -406,6 +456,9 @@ LogicalResult mlir::tile::split_roles::addCrossings(Block &body,
       op->erase();
     }
   }
+
+  for (auto &[block, ring] : rings)
+    signalWidenedTiles(*block, ring, above, owners);
 
   for (auto &[block, ring] : rings) {
     // Slots read with plain loads are also freed explicitly: the ring

@@ -302,3 +302,80 @@ module attributes {tile.num_warps = 8 : i32, tile.score_warpgroup = true} {
     return
   }
 }
+
+// -----
+
+// A tile the trip widens from 8-bit codes into a buffer the score role's
+// dot reads (tile-pipeline-loops' landed casts): the accumulate role loads,
+// widens and stores it, and its threads then arrive on a per-stage signal
+// of their own, which the score role waits for before its view. The score
+// role neither loads nor widens the codes.
+
+#own = #tile.mma<warpsPerCTA = [4, 1], version = 3, warpgroup = 2>
+#smem = #tile.shared<rowStride = 4096, swizzle = 128>
+#blk = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [8, 1]>
+// CHECK-LABEL: func.func @widened
+// CHECK: %[[WIDE:.*]] = tile.local_alloc -> <1 x 64 x 64 x bf16, swizzle = 128>
+// CHECK: %[[WIDENED:.*]] = tile.mbarrier_alloc -> <2, arrivals = 256>
+// CHECK: scf.if %{{.*}} {
+// CHECK: scf.for
+// CHECK-NOT: tile.local_load
+// CHECK-NOT: arith.extf
+// CHECK: tile.mbarrier_wait %[[WIDENED]][%[[STAGE:.*]]], %[[PARITY:.*]] :
+// CHECK-NEXT: %[[VIEW:.*]] = tile.local_view %[[WIDE]]
+// CHECK-NEXT: tile.dot %{{.*}}, %[[VIEW]]
+// CHECK: } {tile.owner_warpgroup = 2 : i64}
+// CHECK: scf.if %{{.*}} {
+// CHECK: scf.for
+// CHECK: tile.local_load {{.*}} -> tensor<64x64xf8E4M3FN
+// CHECK-NEXT: arith.extf
+// CHECK-NEXT: tile.local_store %{{.*}}, %[[WIDE]]
+// CHECK-NEXT: tile.mbarrier_arrive %[[WIDENED]][%{{.*}}] : <2, arrivals = 256>
+// CHECK-NEXT: tile.barrier
+// CHECK-NOT: tile.mbarrier_wait %[[WIDENED]]
+// CHECK: return
+module attributes {tile.num_warps = 8 : i32, tile.score_warpgroup = true, tile.producer_warps = 4 : i32} {
+  func.func @widened(%n: i32, %q: tensor<64x64xbf16, #smem>, %out: tensor<64x64x!tile.ptr<f32>, #own>) attributes {tile.kernel} {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c2 = arith.constant 2 : i32
+    %c64 = arith.constant 64 : i32
+    %zs = arith.constant dense<0.0> : tensor<64x64xf32, #own>
+    %codes = tile.local_alloc -> <2 x 64 x 64 x f8E4M3FN, swizzle = 64>
+    %full = tile.mbarrier_alloc -> <2>
+    %wide = tile.local_alloc -> <1 x 64 x 64 x bf16, swizzle = 128>
+    %empty = tile.mbarrier_alloc -> <2, arrivals = 8>
+    tile.warp_specialize {consumerRegisters = 240 : i32, producerRegisters = 24 : i32, producerWarps = 4 : i32} producer {
+    } consumer {
+      %r = scf.for %iv = %c0 to %n step %c64 iter_args(%s = %zs) -> (tensor<64x64xf32, #own>) : i32 {
+        %i = arith.divsi %iv, %c64 : i32
+        %stage = arith.remsi %i, %c2 : i32
+        %half = arith.divsi %i, %c2 : i32
+        %parity = arith.andi %half, %c1 : i32
+        tile.mbarrier_wait %full[%stage], %parity : <2>
+        %c = tile.local_load %codes[%stage] : <2 x 64 x 64 x f8E4M3FN, swizzle = 64> -> tensor<64x64xf8E4M3FN, #blk>
+        %w = arith.extf %c : tensor<64x64xf8E4M3FN, #blk> to tensor<64x64xbf16, #blk>
+        tile.local_store %w, %wide[%c0] : tensor<64x64xbf16, #blk>, <1 x 64 x 64 x bf16, swizzle = 128>
+        tile.barrier
+        %kv = tile.local_view %wide[%c0] {column = 0 : i32} : <1 x 64 x 64 x bf16, swizzle = 128> -> tensor<64x64xbf16, #smem>
+        %wg = tile.warpgroup_id : i32
+        %owner = arith.cmpi eq, %wg, %c2 : i32
+        %b = scf.if %owner -> (tensor<64x64xf32, #own>) {
+          %s1 = tile.dot %q, %kv, %s {transB} : tensor<64x64xbf16, #smem> * tensor<64x64xbf16, #smem> + tensor<64x64xf32, #own> -> tensor<64x64xf32, #own>
+          scf.yield %s1 : tensor<64x64xf32, #own>
+        } else {
+          %u = ub.poison : tensor<64x64xf32, #own>
+          scf.yield %u : tensor<64x64xf32, #own>
+        } {tile.owner_warpgroup = 2 : i64}
+        tile.mbarrier_arrive %empty[%stage] releases %codes : !tile.smem<2 x 64 x 64 x f8E4M3FN, swizzle = 64> {perWarp} : <2, arrivals = 8>
+        scf.yield %b : tensor<64x64xf32, #own>
+      }
+      %wg2 = tile.warpgroup_id : i32
+      %owner2 = arith.cmpi eq, %wg2, %c2 : i32
+      scf.if %owner2 {
+        tile.store %out, %r : tensor<64x64x!tile.ptr<f32>, #own>, tensor<64x64xf32, #own>
+      } {tile.owner_warpgroup = 2 : i64}
+    }
+    return
+  }
+}

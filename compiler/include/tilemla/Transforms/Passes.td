@@ -333,6 +333,10 @@ def TileSplitRoles : Pass<"tile-split-roles", "mlir::ModuleOp"> {
     which the other role waits for just before reading it; a
     dot operand reuses a ring buffer of its shape only the score role read
     (in the dots it is computed from); the ring's release orders reuse.
+    A tile a trip stores into a buffer the score role's dots read (codes
+    widened where TMA landed them, tile-pipeline-loops) is stored by the
+    kernel's warps, which then arrive on a per-stage mbarrier of its own;
+    the score role waits for it before its first view of the buffer.
     Elsewhere each crossing has one slot and full / empty mbarriers with
     per-thread phase counts. `tile.warp_specialize` gets `scoreWarps = 4`
     and the consumers' register budget for num_warps + 4 warps, the module
