@@ -267,7 +267,7 @@ bool TritonMLAImpl::canStreamWithTma(const TensorView &kv,
   const int64_t pageSize = kv.shape[1], rows = queryLen * heads;
   const size_t rowBytes = size_t(kv.strides[1]) * dtypeSize(kv.dtype);
   // An fp8 cache's codes are widened on their way to the dots: from TMA's
-  // 8-bit stages only with fp8Tma (an experiment), else from cp.async's.
+  // 8-bit stages with fp8Tma (off by default), else from cp.async's.
   const bool format = kvFormat == KvCacheFormat::Native ||
                       (kvFormat == KvCacheFormat::Fp8 && opts.fp8Tma);
   return opts.tma && warpgroupTiles && format &&
@@ -306,6 +306,9 @@ TritonMLAImpl::Kernels &TritonMLAImpl::kernelsFor(int64_t pageSize, int splits,
   std::string chunkAlign =
       tma || onePageBlocks ? std::to_string(shape.tokenBlock) : "1";
   const bool roles = rolesOnTma(tma);
+  // (f16 dots scale q in a way the roles do not split: not with fp8 codes.)
+  const bool scores = scoreWarpgroup(roles, rows) ||
+                      (fp8ScoreWarpgroup(tma, rows) && !f16Dots(rows, dtype));
   Kernel::Constexprs stage1 = {
       {"H", h},
       {"R", r},
@@ -316,9 +319,8 @@ TritonMLAImpl::Kernels &TritonMLAImpl::kernelsFor(int64_t pageSize, int splits,
       {"STAGES", std::to_string(opts.stages ? opts.stages : kStages)},
       {"TMA", tma ? "1" : "0"},
       {"CHUNK_ALIGN", chunkAlign},
-      {"WARP_SPECIALIZE",
-       tma && opts.warpSpecialize && !scoreWarpgroup(roles, rows) ? "1" : "0"},
-      {"SCORE_WARPGROUP", scoreWarpgroup(roles, rows) ? "1" : "0"},
+      {"WARP_SPECIALIZE", tma && opts.warpSpecialize && !scores ? "1" : "0"},
+      {"SCORE_WARPGROUP", scores ? "1" : "0"},
       {"SEESAW", seesaw(roles, rows) ? "1" : "0"},
       {"LATENT_HALVES", latentHalves(roles) ? "1" : "0"},
       {"SCHEDULE", std::to_string(scheduleMode)},

@@ -40,7 +40,8 @@ struct Tuning {
   bool latentHalves = false;
   std::optional<bool> f16Dots; ///< unset: the library's default
   bool fp8Dots = false;
-  bool fp8Tma = false; ///< TritonMLAOptions::fp8Tma
+  std::optional<bool> fp8Tma;     ///< unset: the library's default
+  bool fp8ScoreWarpgroup = false; ///< TritonMLAOptions::fp8ScoreWarpgroup
   bool scheduleInStage1 = false;
   /// Stage 1 merges the pieces (no stage 2). The case runs twice on one
   /// impl, outputs poisoned again in between: the second call checks that
@@ -108,7 +109,8 @@ protected:
     options.latentHalves = tuning.latentHalves;
     options.f16Dots = tuning.f16Dots;
     options.fp8Dots = tuning.fp8Dots;
-    options.fp8Tma = tuning.fp8Tma;
+    options.fp8Tma = tuning.fp8Tma.value_or(options.fp8Tma);
+    options.fp8ScoreWarpgroup = tuning.fp8ScoreWarpgroup;
     options.scheduleInStage1 = tuning.scheduleInStage1;
     options.mergeInStage1 = tuning.mergeInStage1;
     options.prefetchWhileScheduling = tuning.prefetch;
@@ -151,7 +153,7 @@ protected:
     if (c.contiguousPages && c.rows() >= 64 && !isInterpreterMode() &&
         deviceInfo().arch == "sm_90a")
       EXPECT_EQ(impl.canStreamWithTma(kv, c.sq),
-                c.page % block == 0 && !c.dsMla && (!fp8 || tuning.fp8Tma));
+                c.page % block == 0 && !c.dsMla && (!fp8 || options.fp8Tma));
     mla::DecodeMetadata md = decodeMetadata(p, dbt.data(), dlens.data());
     const float kvScale = float(c.kvScale);
     DeviceBuffer dscale = upload(&kvScale, 4);
@@ -219,7 +221,10 @@ protected:
           (r.tuning.f16Dots ? *r.tuning.f16Dots ? " f16-dots" : " bf16-dots"
                             : "") +
           (r.tuning.fp8Dots ? " fp8-dots" : "") +
-          (r.tuning.fp8Tma ? " fp8-tma" : "") +
+          (!r.tuning.fp8Tma   ? ""
+           : *r.tuning.fp8Tma ? " fp8-tma"
+                              : " fp8-cp.async") +
+          (r.tuning.fp8ScoreWarpgroup ? " fp8-score-warpgroup" : "") +
           (r.tuning.scheduleInStage1 ? " schedule-in-stage1" : "") +
           (r.tuning.mergeInStage1 ? " merge-in-stage1" : "") +
           (r.tuning.prefetch ? "" : " no prefetch") +

@@ -267,54 +267,63 @@ TEST_F(MlaGraphTest, MultiTokenDecodeReplaysWithNewLengths) {
 /// the value captured.
 TEST_F(MlaGraphTest, Fp8CacheReplaysWithNewScale) {
   SCOPED_TRACE("seed " + std::to_string(seed));
-  MlaCase c;
-  c.H = 16, c.page = 64, c.lens = {1000, 300, 2, 0};
-  c.kvScale = 1.0 / 256;
-  MlaProblem p = makeMlaProblem(c, rng);
-  mla::TritonMLAOptions options;
-  options.maxBatch = c.B();
-  options.splitPolicy = mla::SplitPolicy::Auto;
-  mla::TritonMLAImpl impl(c.H, c.R + c.P, c.scale, 1, std::nullopt,
-                          std::nullopt, "fp8", std::nullopt, "decoder",
-                          std::nullopt, mla::MLAArgs{c.R, c.P, 128, 128},
-                          options);
-  MlaDeviceProblem d = uploadMlaProblem(p, mla::DType::BF16);
-  DeviceBuffer codes = uploadBytes(p.kvCodes.data(), p.kvCodes.size());
-  d.kvView = kvCacheView(p, codes.data(), mla::DType::FP8E4M3);
-  DeviceBuffer scale(4);
-  auto setScale = [&](float value) {
-    scale.upload(&value, 4);
-    d.o.fill(0xff);
-    d.lse.fill(0xff);
-    synchronize(); // the graph's stream does not wait for the legacy one
-  };
-  mla::DecodeMetadata onDevice = d.metadata;
-  onDevice.kv_scale_tensor = {scale.data(), mla::DType::F32, {}, {}, 0};
-  mla::DecodeMetadata onHost = d.metadata;
-  onHost.kv_scale = float(c.kvScale);
+  // 16 heads (cp.async); 128 over back-to-back pages: on sm_90a the codes
+  // stream with TMA and a producer warpgroup.
+  for (bool wide : {false, true}) {
+    MlaCase c;
+    c.H = wide ? 128 : 16, c.page = 64, c.lens = {1000, 300, 2, 0};
+    c.contiguousPages = wide;
+    c.kvScale = 1.0 / 256;
+    SCOPED_TRACE("H=" + std::to_string(c.H));
+    MlaProblem p = makeMlaProblem(c, rng);
+    mla::TritonMLAOptions options;
+    options.maxBatch = c.B();
+    options.splitPolicy = mla::SplitPolicy::Auto;
+    options.fp8Tma = true;
+    mla::TritonMLAImpl impl(c.H, c.R + c.P, c.scale, 1, std::nullopt,
+                            std::nullopt, "fp8", std::nullopt, "decoder",
+                            std::nullopt, mla::MLAArgs{c.R, c.P, 128, 128},
+                            options);
+    MlaDeviceProblem d = uploadMlaProblem(p, mla::DType::BF16);
+    DeviceBuffer codes = uploadBytes(p.kvCodes.data(), p.kvCodes.size());
+    d.kvView = kvCacheView(p, codes.data(), mla::DType::FP8E4M3);
+    if (wide && !isInterpreterMode() && deviceInfo().arch == "sm_90a")
+      EXPECT_TRUE(impl.canStreamWithTma(d.kvView, 1));
+    DeviceBuffer scale(4);
+    auto setScale = [&](float value) {
+      scale.upload(&value, 4);
+      d.o.fill(0xff);
+      d.lse.fill(0xff);
+      synchronize(); // the graph's stream does not wait for the legacy one
+    };
+    mla::DecodeMetadata onDevice = d.metadata;
+    onDevice.kv_scale_tensor = {scale.data(), mla::DType::F32, {}, {}, 0};
+    mla::DecodeMetadata onHost = d.metadata;
+    onHost.kv_scale = float(c.kvScale);
 
-  // `p` with every cache value multiplied by `factor` (a power of two:
-  // exact), the reference of scale c.kvScale * factor.
-  auto scaled = [&](double factor) {
-    MlaProblem q = p;
-    for (double &v : q.kv.values)
-      v *= factor;
-    return q;
-  };
-  for (bool device : {true, false}) {
-    SCOPED_TRACE(device ? "device scale" : "host scale");
-    setScale(float(c.kvScale));
-    CapturedDecode captured(api, [&](void *stream) {
-      impl.forward_decode(d.qView, d.kvView, device ? onDevice : onHost,
-                          d.oView, d.lseView, stream);
-    });
-    ASSERT_TRUE(captured.ok);
-    for (double factor : {1.0, 4.0, 0.125, -2.0}) {
-      setScale(float(c.kvScale * factor));
-      ASSERT_EQ(captured.replay(), 0);
-      MlaErrors e = downloadedMlaErrors(scaled(device ? factor : 1.0), d);
-      EXPECT_LE(e.o, 1e-2) << "factor " << factor << " at " << e.where;
-      EXPECT_LE(e.lse, 1e-3) << "factor " << factor;
+    // `p` with every cache value multiplied by `factor` (a power of two:
+    // exact), the reference of scale c.kvScale * factor.
+    auto scaled = [&](double factor) {
+      MlaProblem q = p;
+      for (double &v : q.kv.values)
+        v *= factor;
+      return q;
+    };
+    for (bool device : {true, false}) {
+      SCOPED_TRACE(device ? "device scale" : "host scale");
+      setScale(float(c.kvScale));
+      CapturedDecode captured(api, [&](void *stream) {
+        impl.forward_decode(d.qView, d.kvView, device ? onDevice : onHost,
+                            d.oView, d.lseView, stream);
+      });
+      ASSERT_TRUE(captured.ok);
+      for (double factor : {1.0, 4.0, 0.125, -2.0}) {
+        setScale(float(c.kvScale * factor));
+        ASSERT_EQ(captured.replay(), 0);
+        MlaErrors e = downloadedMlaErrors(scaled(device ? factor : 1.0), d);
+        EXPECT_LE(e.o, 1e-2) << "factor " << factor << " at " << e.where;
+        EXPECT_LE(e.lse, 1e-3) << "factor " << factor;
+      }
     }
   }
 }

@@ -90,7 +90,8 @@ std::vector<Shape> adversarialMixes(int H, int page, int sq) {
       "                 [--schedule-overhead=N] [--schedule-min-piece=N]\n"
       "                 [--wide-fp8-tiles=TOKENS]\n"
       "                 [--mixes] [--kv-dtype=bf16|fp8|fp8_ds_mla] "
-      "[--f16-dots|--bf16-dots] [--fp8-dots] [--fp8-tma]\n"
+      "[--f16-dots|--bf16-dots] [--fp8-dots] [--fp8-tma|--no-fp8-tma]\n"
+      "                 [--fp8-score-warpgroup]\n"
       "\n"
       "  --quick   (default) B=1,8,32,128 L=4096,8192,32768 H=16,128 page=64,\n"
       "            and H=64 for B=8,32,128; uniform and ragged\n"
@@ -139,9 +140,12 @@ std::vector<Shape> adversarialMixes(int H, int page, int sq) {
       "            the library's (f16 where mma.sync dots read the codes)\n"
       "  --fp8-dots  with an fp8 cache whose codes mma.sync dots read: the\n"
       "            dots on fp8 tensor cores, q and p as two e4m3 terms\n"
-      "  --fp8-tma  with an fp8 cache at 64-head programs: the codes stream\n"
-      "            with TMA, widened by the compute warps (a producer\n"
-      "            warpgroup unless --no-ws; an experiment)\n"
+      "  --fp8-tma, --no-fp8-tma  with an fp8 cache at 64-head programs:\n"
+      "            the codes stream with TMA or cp.async (the library's\n"
+      "            default: cp.async); on TMA a producer warpgroup issues\n"
+      "            the copies unless --no-ws\n"
+      "  --fp8-score-warpgroup  an fp8 cache on TMA at H > 64: the score\n"
+      "            warpgroup, widened tiles signalled to it (an experiment)\n"
       "  --schedule-in-stage1  where a call schedules on the device, stage 1\n"
       "            makes the schedule itself: one launch fewer (an "
       "experiment)\n"
@@ -351,8 +355,10 @@ Options parseOptions(int argc, char **argv) {
       o.latentHalves = true;
     } else if (arg == "--f16-dots" || arg == "--bf16-dots") {
       o.f16Dots = arg == "--f16-dots";
-    } else if (arg == "--fp8-tma") {
-      o.fp8Tma = true;
+    } else if (arg == "--fp8-tma" || arg == "--no-fp8-tma") {
+      o.fp8Tma = arg == "--fp8-tma";
+    } else if (arg == "--fp8-score-warpgroup") {
+      o.fp8ScoreWarpgroup = true;
     } else if (arg == "--fp8-dots") {
       o.fp8Dots = true;
     } else if (arg == "--schedule-in-stage1") {

@@ -165,6 +165,7 @@ mla::TritonMLAImpl makeImpl(int H, int maxBatch, int maxQueryLen,
   options.f16Dots = o.f16Dots;
   options.fp8Dots = o.fp8Dots;
   options.fp8Tma = o.fp8Tma;
+  options.fp8ScoreWarpgroup = o.fp8ScoreWarpgroup;
   options.scheduleInStage1 = o.scheduleInStage1;
   options.mergeInStage1 = o.mergeInStage1;
   options.prefetchWhileScheduling = o.prefetch;
@@ -362,7 +363,7 @@ int run(const Options &o, const std::vector<Shape> &grid, Report &report) {
               o.kvFormat == mla::KvCacheFormat::Native ? ""
               : o.kvFormat != mla::KvCacheFormat::Fp8  ? " (fp8_ds_mla cache)"
               : o.fp8Tma ? " (fp8 cache, on TMA at 64-head programs)"
-                         : " (fp8 cache)",
+                         : " (fp8 cache, on cp.async)",
               R, P, grid.size(), o.policies.size(), o.runs, flushBytes / MiB,
               o.launchGraph ? "a call's kernels as one graph"
                             : "a launch per kernel");

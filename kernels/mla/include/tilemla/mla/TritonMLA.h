@@ -504,6 +504,12 @@ private:
   bool scoreWarpgroup(bool tma, int64_t rows) const {
     return tma && opts.scoreWarpgroup && !opts.seesaw && rows > headBlock(rows);
   }
+  /// The score warpgroup over an fp8 cache on TMA
+  /// (TritonMLAOptions::fp8ScoreWarpgroup), where rolesOnTma is false.
+  bool fp8ScoreWarpgroup(bool tma, int64_t rows) const {
+    return kvFormat == KvCacheFormat::Fp8 && opts.fp8ScoreWarpgroup &&
+           scoreWarpgroup(tma, rows);
+  }
   /// Stage 1 with the seesaw (TritonMLAOptions::seesaw), on the same path.
   bool seesaw(bool tma, int64_t rows) const {
     return tma && opts.seesaw && rows > headBlock(rows);

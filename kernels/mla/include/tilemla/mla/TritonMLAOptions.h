@@ -118,15 +118,23 @@ struct TritonMLAOptions {
   /// streams the codes with TMA into 8-bit swizzled stages (not cp.async),
   /// and the compute warps widen each landed tile once; a producer
   /// warpgroup issues the copies where warpSpecialize (the default), never
-  /// the score warpgroup (docs/design/FP8.md, Next 2). Off until the whole
-  /// GPU suite has run with it on: its own tests pass on the H200, where it
-  /// is 17-19 % faster than cp.async at H=64 and 128 (H=128 B=128 L=8192:
-  /// 1297 -> 1080 us; bf16 511).
+  /// the score warpgroup unless fp8ScoreWarpgroup (docs/design/FP8.md,
+  /// Next 2). Off until the whole GPU suite has run with it on: its own
+  /// tests pass on the H200, where it is 17-19 % faster than cp.async at
+  /// H=64 and 128 (H=128 B=128 L=8192: 1297 -> 1080 us; bf16 511).
   bool fp8Tma = false;
-  /// With that producer, stage 1 can run persistentWaves programs per SM
-  /// (1..16), each taking work items (head block, request, split) that many
-  /// apart: the producer streams the next item's first tokens while the
-  /// compute warps finish this one. 0 (the default): a program per item.
+  /// With fp8Tma and more heads than a program's block (H=128): stage 1
+  /// with the score warpgroup (scoreWarpgroup), the accumulating
+  /// warpgroups widening each landed tile and signalling it to the score
+  /// warpgroup (tile-split-roles), in place of the producer warpgroup. An
+  /// experiment, off: built in session 55, not yet run on a GPU. Not with
+  /// f16Dots (the producer warpgroup's kernel then).
+  bool fp8ScoreWarpgroup = false;
+  /// With a producer warpgroup, stage 1 can run persistentWaves programs
+  /// per SM (1..16), each taking work items (head block, request, split)
+  /// that many apart: the producer streams the next item's first tokens
+  /// while the compute warps finish this one. 0 (the default): a program
+  /// per item.
   /// Measured on the H200 with 1: uniform batches gain up to 13 %
   /// (H=128 B=128 L=8192: 813 -> 706 us), ragged ones lose up to 27 % (a
   /// fixed share of items per program, where the hardware otherwise hands
