@@ -168,6 +168,7 @@ Operation *lastScoreDotBefore(Operation *op, Block *block,
   }
   return nullptr;
 }
+
 /// Tiles a trip stores into buffers the score role's dots read (codes
 /// widened from 8-bit stages, tile-pipeline-loops' landed casts): the
 /// accumulate role runs the stores (they read memory), so its threads
@@ -176,7 +177,7 @@ Operation *lastScoreDotBefore(Operation *op, Block *block,
 /// ordered as the ring's: the accumulate role stores again only after the
 /// score role's signals of the trip, which follow its dots.
 void signalWidenedTiles(Block &block, const Ring &ring, OpBuilder &above,
-                        const RoleOwners &owners) {
+                        const RoleOwners &owners, int64_t accumulateThreads) {
   Operation *lastStore = nullptr, *firstView = nullptr;
   for (Operation &op : block) {
     auto store = dyn_cast<LocalStoreOp>(op);
@@ -203,11 +204,10 @@ void signalWidenedTiles(Block &block, const Ring &ring, OpBuilder &above,
   Value signal;
   {
     OpBuilder::InsertionGuard guard(above);
-    signal = MBarrierAllocOp::create(above, loc,
-                                     MBarrierType::get(above.getContext(),
-                                                       ring.stages,
-                                                       owners.numWarps * 32),
-                                     IntegerAttr());
+    signal = MBarrierAllocOp::create(
+        above, loc,
+        MBarrierType::get(above.getContext(), ring.stages, accumulateThreads),
+        IntegerAttr());
   }
   OpBuilder afterStores(lastStore->getBlock(),
                         std::next(lastStore->getIterator()));
@@ -458,7 +458,7 @@ LogicalResult mlir::tile::split_roles::addCrossings(Block &body,
   }
 
   for (auto &[block, ring] : rings)
-    signalWidenedTiles(*block, ring, above, owners);
+    signalWidenedTiles(*block, ring, above, owners, accumulateThreads);
 
   for (auto &[block, ring] : rings) {
     // Slots read with plain loads are also freed explicitly: the ring

@@ -306,9 +306,8 @@ TritonMLAImpl::Kernels &TritonMLAImpl::kernelsFor(int64_t pageSize, int splits,
   std::string chunkAlign =
       tma || onePageBlocks ? std::to_string(shape.tokenBlock) : "1";
   const bool roles = rolesOnTma(tma);
-  // (f16 dots scale q in a way the roles do not split: not with fp8 codes.)
-  const bool scores = scoreWarpgroup(roles, rows) ||
-                      (fp8ScoreWarpgroup(tma, rows) && !f16Dots(rows, dtype));
+  const bool scores =
+      scoreWarpgroup(roles, rows) || fp8ScoreWarpgroup(tma, rows, dtype);
   Kernel::Constexprs stage1 = {
       {"H", h},
       {"R", r},
