@@ -9,8 +9,9 @@
 //     or zeroing of the buffer stage it reads, the scratch its register a
 //     operand was staged in (reductions, layout conversions and other dots'
 //     staging write there), the b region;
-//   - an op with regions holding either, or holding dots (nothing is
-//     tracked into nested regions);
+//   - an op with regions holding either (a branch storing a tile waits, as
+//     a store does, before the barrier ahead of it), or holding dots
+//     (nothing is tracked into nested regions);
 //   - the end of a block, except a loop's carried accumulators.
 // The wait keeps the groups issued after the awaited one in flight: groups
 // retire in issue order.
@@ -255,11 +256,17 @@ SmallVector<SharedSlot> writesOf(Operation *op) {
   return slots;
 }
 
-/// Writes made by one thread or by each thread for itself: other
-/// warpgroups' dots are only known done after a barrier.
+/// Writes made by one thread or by each thread for itself (`op`'s, or
+/// those of the ops in its regions): other warpgroups' dots are only known
+/// done after a barrier.
 bool needsBarrierAfterWait(Operation *op) {
-  return isa<TmaCopyOp, AsyncCopyOp, ZeroRowsOp, LocalAllocOp, LocalStoreOp>(
-      op);
+  WalkResult found = op->walk([](Operation *inner) {
+    return isa<TmaCopyOp, AsyncCopyOp, ZeroRowsOp, LocalAllocOp, LocalStoreOp>(
+               inner)
+               ? WalkResult::interrupt()
+               : WalkResult::advance();
+  });
+  return found.wasInterrupted();
 }
 
 bool isAsyncCandidate(Operation *op) {
@@ -431,7 +438,7 @@ private:
           for (const SharedSlot &read : group.reads)
             if (overlaps(write, read, group.age))
               need(i);
-      if (!writes.empty() && needed && !hasRegions)
+      if (!writes.empty() && needed && !nestedDots)
         std::tie(before, addBarrier) = waitPoint(&op);
       DotOp issued = issuedDot(&op);
       // A run of one warpgroup without dots waits inside, for its owner.

@@ -1,4 +1,5 @@
 //===- PipelineCasts.cpp - tile-pipeline-loops' cast tiles ----------------===//
+#include "PipelineSlices.h"
 #include "PipelineStreams.h"
 
 #include "mlir/IR/IRMapping.h"
@@ -215,7 +216,16 @@ void tile::convertLandedTiles(OpBuilder &b, Location loc,
   if (castStreams.empty())
     return;
   Value first = arith::ConstantIntOp::create(b, loc, 0, 32);
-  for (PipelineStream *stream : castStreams) {
+  widenLandedTiles(b, loc, castStreams, current, first);
+  BarrierOp::create(b, loc);
+  for (PipelineStream *stream : castStreams)
+    readConverted(b, loc, *stream, first);
+}
+
+void tile::widenLandedTiles(OpBuilder &b, Location loc,
+                            ArrayRef<PipelineStream *> streams, Value codeStage,
+                            Value convertedStage) {
+  for (PipelineStream *stream : streams) {
     Attribute layout = stream->isTma()
                            ? landedConversionLayout(*stream)
                            : conversionLayout(stream->getType(), stream->casts);
@@ -223,7 +233,7 @@ void tile::convertLandedTiles(OpBuilder &b, Location loc,
     map.map(stream->load->getResult(0),
             LocalLoadOp::create(b, loc,
                                 stream->getType().cloneWithEncoding(layout),
-                                stream->buffer, current));
+                                stream->buffer, codeStage));
     for (Operation *op : stream->casts) {
       Operation *copy = b.clone(*op, map);
       copy->getResult(0).setType(
@@ -231,18 +241,116 @@ void tile::convertLandedTiles(OpBuilder &b, Location loc,
               .cloneWithEncoding(layout));
     }
     LocalStoreOp::create(b, loc, map.lookup(stream->casts.back()->getResult(0)),
-                         stream->converted, first);
+                         stream->converted, convertedStage);
   }
-  BarrierOp::create(b, loc);
-  for (PipelineStream *stream : castStreams) {
-    Value view = LocalViewOp::create(
-        b, loc,
-        viewTypeFor(stream->getConvertedType(),
-                    cast<SharedBufferType>(stream->converted.getType())),
-        stream->converted, first, 0);
-    stream->casts.back()->getResult(0).replaceAllUsesWith(view);
-    for (Operation *op : llvm::reverse(stream->casts))
-      op->erase();
-    stream->load->erase();
+}
+
+void tile::readConverted(OpBuilder &b, Location loc, PipelineStream &stream,
+                         Value convertedStage) {
+  Value view = LocalViewOp::create(
+      b, loc,
+      viewTypeFor(stream.getConvertedType(),
+                  cast<SharedBufferType>(stream.converted.getType())),
+      stream.converted, convertedStage, 0);
+  stream.casts.back()->getResult(0).replaceAllUsesWith(view);
+  for (Operation *op : llvm::reverse(stream.casts))
+    op->erase();
+  stream.load->erase();
+}
+
+void tile::waitForLanding(OpBuilder &b, DescLoadOp load, Value buffer,
+                          Value barriers, Value stage, Value parity,
+                          Value rows) {
+  Location loc = load.getLoc();
+  MBarrierWaitOp::create(b, loc, barriers, stage, parity);
+  if (load.getRowEnd() && !rows)
+    rows = arith::SubIOp::create(b, loc, load.getRowEnd(), load.getRow());
+  if (rows)
+    ZeroRowsOp::create(b, loc, buffer, stage, rows);
+}
+
+bool tile::widensAhead(Block &body, ArrayRef<PipelineStream> streams,
+                       int64_t scoreOwner) {
+  if (scoreOwner == 0)
+    return false;
+  for (const PipelineStream &stream : streams) {
+    auto load = dyn_cast<DescLoadOp>(stream.load);
+    if (!load || stream.casts.empty() ||
+        (load.getRowEnd() &&
+         failed(backwardSlice(body, {load.getRowEnd(), load.getRow()}))))
+      return false;
   }
+  return llvm::any_of(streams, [&](const PipelineStream &stream) {
+    return llvm::any_of(
+        stream.casts.back()->getResult(0).getUsers(), [&](Operation *user) {
+          auto dot = dyn_cast<DotOp>(user);
+          return dot &&
+                 getOwningWarpgroup(dot.getAcc().getType()) == scoreOwner;
+        });
+  });
+}
+
+/// Waits for each stream's tile at induction value `iv` (in `stage`, with
+/// `parity`) and widens it into the same stage of its converted buffer; the
+/// rows the tile has are computed again for `iv` (widensAhead checked that
+/// they can be).
+static void widenTileAt(OpBuilder &b, Location loc, scf::ForOp loop,
+                        MutableArrayRef<PipelineStream> streams, Value iv,
+                        Value stage, Value parity) {
+  SmallVector<PipelineStream *> all;
+  for (PipelineStream &stream : streams) {
+    auto load = cast<DescLoadOp>(stream.load);
+    Value rows;
+    if (load.getRowEnd()) {
+      IRMapping map;
+      map.map(loop.getInductionVar(), iv);
+      FailureOr<SmallVector<Operation *>> slice =
+          backwardSlice(*loop.getBody(), {load.getRowEnd(), load.getRow()});
+      for (Operation *op : *slice)
+        b.clone(*op, map);
+      rows =
+          arith::SubIOp::create(b, loc, map.lookupOrDefault(load.getRowEnd()),
+                                map.lookupOrDefault(load.getRow()));
+    }
+    waitForLanding(b, load, stream.buffer, stream.barriers, stage, parity,
+                   rows);
+    all.push_back(&stream);
+  }
+  widenLandedTiles(b, loc, all, stage, stage);
+}
+
+/// (index / stages) & 1: the parity of a stage's phase at trip `index`.
+static Value phaseOf(OpBuilder &b, Location loc, Value index, Value stages) {
+  return arith::AndIOp::create(b, loc,
+                               arith::DivSIOp::create(b, loc, index, stages),
+                               arith::ConstantIntOp::create(b, loc, 1, 32));
+}
+
+void tile::widenFirstTile(OpBuilder &b, Location loc, scf::ForOp loop,
+                          MutableArrayRef<PipelineStream> streams, Value index,
+                          Value current, Value stages) {
+  Value parity = phaseOf(b, loc, index, stages);
+  Value first =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                            loop.getInductionVar(), loop.getLowerBound());
+  auto branch = scf::IfOp::create(b, loc, first, /*withElse=*/false);
+  OpBuilder inner = OpBuilder::atBlockBegin(branch.thenBlock());
+  widenTileAt(inner, loc, loop, streams, loop.getInductionVar(), current,
+              parity);
+}
+
+void tile::widenNextTile(OpBuilder &b, Location loc, scf::ForOp loop,
+                         MutableArrayRef<PipelineStream> streams, Value index,
+                         Value stages) {
+  Value nextIv =
+      arith::AddIOp::create(b, loc, loop.getInductionVar(), loop.getStep());
+  Value more = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, nextIv,
+                                     loop.getUpperBound());
+  auto branch = scf::IfOp::create(b, loc, more, /*withElse=*/false);
+  OpBuilder inner = OpBuilder::atBlockBegin(branch.thenBlock());
+  Value next = arith::AddIOp::create(
+      inner, loc, index, arith::ConstantIntOp::create(inner, loc, 1, 32));
+  Value stage = arith::RemSIOp::create(inner, loc, next, stages);
+  widenTileAt(inner, loc, loop, streams, nextIv, stage,
+              phaseOf(inner, loc, next, stages));
 }

@@ -36,6 +36,16 @@
 // A TMA stream's codes land in swizzled panels of 8-bit elements, and its
 // tile is converted where the load was, after its stage's mbarrier wait.
 //
+// When a score warpgroup's dots read such tiles (`with score_warpgroup`:
+// tile-split-roles gives them a role of their own, and the other warps
+// widen), each tile is widened one trip ahead, into S converted stages:
+//   scf.if (first trip) { wait tile(i); widen it into converted stage i % S }
+//   barrier
+//   scf.if (i + 1 < n) { wait tile(i + 1); widen it into stage (i + 1) % S }
+//   copy tile(i + S) -> code stage i % S   // its codes were widened
+//   dots read converted stage i % S
+// so that the score role's dots need not wait for this trip's widening.
+//
 //===----------------------------------------------------------------------===//
 #include "PipelineSlices.h"
 #include "PipelineStreams.h"
@@ -88,6 +98,9 @@ struct PipelineLoopsPass
 
   void runOnOperation() override {
     swizzles = tmaSwizzles(getOperation());
+    auto warps = getOperation()->getAttrOfType<IntegerAttr>(
+        TileDialect::NumWarpsAttrHelper::getNameStr());
+    scoreOwner = getNarrowDotOwner(getOperation(), warps ? warps.getInt() : 4);
     // Codes kept for TMA must reach wgmma dots through their casts (as
     // tile-lower-descriptor-loads planned): they land as 8-bit panels,
     // which only the conversion reads.
@@ -126,6 +139,7 @@ struct PipelineLoopsPass
 private:
   using Stream = PipelineStream;
   DenseMap<Value, int64_t> swizzles; // per descriptor (tmaSwizzles)
+  int64_t scoreOwner = 0;            // the score warpgroup, or 0: none
 
   /// The stages a TMA load lands in: swizzled as its descriptor's tensor map.
   SharedBufferType landingBufferFor(DescLoadOp load, int64_t stages) const {
@@ -189,7 +203,10 @@ private:
       if (!producers->empty())
         bodyStart = std::next(producers->back()->getIterator());
     }
-    int64_t lookahead = stages - 1;
+    // Widened a trip ahead, a tile's code stage is free a trip early: the
+    // copies run S tiles ahead instead of S - 1.
+    bool widenAhead = !carried && widensAhead(body, streams, scoreOwner);
+    int64_t lookahead = widenAhead ? stages : stages - 1;
     SmallVector<Operation *> slice = unionOfSlices(streams);
 
     Location loc = loop.getLoc();
@@ -215,7 +232,7 @@ private:
         stream.converted = LocalAllocOp::create(
             allocs, loc,
             bufferFor(
-                stream.getConvertedType(), 1,
+                stream.getConvertedType(), widenAhead ? stages : 1,
                 llvm::all_of(stream.casts.back()->getUsers(), isWarpgroupDot)),
             Value(), IntegerAttr());
       if (stream.isTma()) {
@@ -268,11 +285,18 @@ private:
     if (base)
       index = arith::AddIOp::create(b, loc, base, index);
     Value current = arith::RemSIOp::create(b, loc, index, numStages);
-    Value ahead = arith::RemSIOp::create(
-        b, loc,
-        arith::AddIOp::create(b, loc, index, i32Constant(b, loc, lookahead)),
-        numStages);
+    Value ahead = lookahead == stages
+                      ? current
+                      : arith::RemSIOp::create(
+                            b, loc,
+                            arith::AddIOp::create(
+                                b, loc, index, i32Constant(b, loc, lookahead)),
+                            numStages);
+    if (widenAhead)
+      widenFirstTile(b, loc, loop, streams, index, current, numStages);
     Operation *refillStart = BarrierOp::create(b, loc);
+    if (widenAhead)
+      widenNextTile(b, loc, loop, streams, index, numStages);
     IRMapping map;
     for (unsigned i : carriedArgs)
       map.map(loop.getRegionIterArgs()[i], yield.getOperand(i));
@@ -293,6 +317,14 @@ private:
     // loads are gone after their conversion: the streams' kinds first.)
     SmallVector<bool> tma = llvm::map_to_vector(
         streams, [](Stream &stream) { return stream.isTma(); });
+    if (widenAhead) {
+      for (Stream &stream : streams) {
+        OpBuilder at(stream.load);
+        readConverted(at, stream.load->getLoc(), stream, current);
+      }
+      streams.clear();
+      tma.clear();
+    }
     for (SmallVector<Stream *> &group : landedCastGroups(streams)) {
       OpBuilder at(group.back()->load);
       for (Stream *stream : group)
@@ -320,7 +352,7 @@ private:
       stream.load->erase();
     }
     convertLandedTiles(b, loc, streams, current);
-    if (!copyGroups)
+    if (!copyGroups && !widenAhead)
       delayRefill(body, refill);
     b.setInsertionPointAfter(loop);
     if (copyGroups)
@@ -364,18 +396,6 @@ private:
     for (Operation *op : refill)
       if (isa<BarrierOp, TmaCopyOp>(op))
         op->moveBefore(target);
-  }
-
-  /// Waits for the copy into `stage` and zeroes its rows at or past the
-  /// load's row_end.
-  static void waitForLanding(OpBuilder &b, DescLoadOp load, Value buffer,
-                             Value barriers, Value stage, Value parity) {
-    Location loc = load.getLoc();
-    MBarrierWaitOp::create(b, loc, barriers, stage, parity);
-    if (load.getRowEnd())
-      ZeroRowsOp::create(
-          b, loc, buffer, stage,
-          arith::SubIOp::create(b, loc, load.getRowEnd(), load.getRow()));
   }
 
   /// waitForLanding, then gives the load's readers a view of the stage.

@@ -12,6 +12,8 @@
 
 #include "tilemla/Dialect/TileDialect.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
 #include <optional>
 
 namespace mlir::tile {
@@ -106,6 +108,42 @@ void convertLandedTiles(OpBuilder &b, Location loc,
                         MutableArrayRef<PipelineStream> streams, Value current);
 void convertLandedTiles(OpBuilder &b, Location loc,
                         ArrayRef<PipelineStream *> streams, Value current);
+
+/// Reads each stream's codes from `codeStage` of its buffer (in registers,
+/// in the layout convertLandedTiles' comment gives), casts them and stores
+/// the result into `convertedStage` of its converted buffer; no barrier.
+void widenLandedTiles(OpBuilder &b, Location loc,
+                      ArrayRef<PipelineStream *> streams, Value codeStage,
+                      Value convertedStage);
+
+/// The dots read `stream`'s tile through a view of `convertedStage` of its
+/// converted buffer, made at `b`; the load and its casts go.
+void readConverted(OpBuilder &b, Location loc, PipelineStream &stream,
+                   Value convertedStage);
+
+/// Waits for the copy into `stage` and zeroes its rows at or past the
+/// load's row_end (`rows` of them landed: row_end - row when null).
+void waitForLanding(OpBuilder &b, DescLoadOp load, Value buffer, Value barriers,
+                    Value stage, Value parity, Value rows = Value());
+
+/// Whether a pipelined loop's `streams` are widened a trip ahead for the
+/// score warpgroup `scoreOwner` (0: none): all are TMA cast streams, one is
+/// read by a dot of that warpgroup, and the rows each tile has can be
+/// computed again for the next trip from `body`.
+bool widensAhead(Block &body, ArrayRef<PipelineStream> streams,
+                 int64_t scoreOwner);
+
+/// Widening a trip ahead (PipelineLoops.cpp's header): on an entry's first
+/// trip, its first tile (trip index `index`, into stage `current` of
+/// `stages`), in a branch whose wait takes the trip's stage and parity
+/// from outside it ...
+void widenFirstTile(OpBuilder &b, Location loc, scf::ForOp loop,
+                    MutableArrayRef<PipelineStream> streams, Value index,
+                    Value current, Value stages);
+/// ... and, when there is one, the next trip's tile into the next stage.
+void widenNextTile(OpBuilder &b, Location loc, scf::ForOp loop,
+                   MutableArrayRef<PipelineStream> streams, Value index,
+                   Value stages);
 
 /// The TMA cast streams among `streams`, in groups each converted where its
 /// last load was, after every member's wait (one barrier a group): loads in

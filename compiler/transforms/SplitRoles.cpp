@@ -113,12 +113,32 @@ private:
   WarpSpecializeOp wrapInRolesOnlySplit(func::FuncOp func);
   LogicalResult splitConsumer(WarpSpecializeOp split);
   void classify(Block &body);
+  bool landsForAccumulateOnly(MBarrierWaitOp wait) const;
   void keepRole(Block &body, Role role);
 };
 
 //===----------------------------------------------------------------------===//
 // Roles
 //===----------------------------------------------------------------------===//
+
+/// Whether `wait` is for TMA copies into stages no score dot reads (codes
+/// the accumulate role widens for it, which its own signal hands over).
+bool SplitRolesPass::landsForAccumulateOnly(MBarrierWaitOp wait) const {
+  bool copied = false;
+  for (Operation *user : wait.getBarriers().getUsers()) {
+    auto copy = dyn_cast<TmaCopyOp>(user);
+    if (!copy)
+      continue;
+    copied = true;
+    for (Operation *view : copy.getBuffer().getUsers())
+      if (isa<LocalViewOp>(view))
+        for (Operation *reader : view->getResult(0).getUsers())
+          if (auto dot = dyn_cast<DotOp>(reader);
+              dot && isScoreValue(dot.getAcc()))
+            return false;
+  }
+  return copied;
+}
 
 /// Tags the ops only one role runs; the rest (control, scalar code, pure
 /// ops, waits for and views of the ring) both run, and each keeps what it
@@ -133,6 +153,11 @@ void SplitRolesPass::classify(Block &body) {
     }
     if (auto dot = dyn_cast<DotOp>(op)) {
       tag(op, isScoreValue(dot.getAcc()) ? Role::Score : Role::Accumulate);
+      return WalkResult::advance();
+    }
+    if (auto wait = dyn_cast<MBarrierWaitOp>(op);
+        wait && landsForAccumulateOnly(wait)) {
+      tag(op, Role::Accumulate);
       return WalkResult::advance();
     }
     if (op->getNumRegions() ||

@@ -11,6 +11,7 @@
 #include "SplitRoles.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
@@ -27,6 +28,24 @@ struct Ring {
   SmallVector<Value> buffers;
   int64_t stages = 0;
 };
+
+/// A wait in `body` on `barriers` for the trip's own stage: one of the
+/// body's, or one in a branch of it whose stage and parity the trip
+/// computes outside the branch (tile-pipeline-loops' first tile, widened a
+/// trip ahead; the next tile's wait computes its own).
+MBarrierWaitOp tripWaitOn(Block &body, Value barriers) {
+  for (auto wait : body.getOps<MBarrierWaitOp>())
+    if (wait.getBarriers() == barriers)
+      return wait;
+  for (auto branch : body.getOps<scf::IfOp>())
+    for (auto wait : branch.getThenRegion().getOps<MBarrierWaitOp>())
+      if (wait.getBarriers() == barriers &&
+          !branch->isAncestor(
+              wait.getIndex().getParentBlock()->getParentOp()) &&
+          !branch->isAncestor(wait.getParity().getParentBlock()->getParentOp()))
+        return wait;
+  return {};
+}
 
 /// The ring of a loop `body`: a release of a stage and the wait for it
 /// (behind a producer), or a wait for the stages the body's own TMA
@@ -48,14 +67,13 @@ std::optional<Ring> findRing(Block &body) {
       }
   }
   for (auto copy : body.getOps<TmaCopyOp>())
-    for (auto wait : body.getOps<MBarrierWaitOp>())
-      if (wait.getBarriers() == copy.getBarriers()) {
-        Ring ring{wait.getIndex(), wait.getParity(), MBarrierArriveOp()};
-        for (auto refill : body.getOps<TmaCopyOp>())
-          ring.buffers.push_back(refill.getBuffer());
-        ring.stages = stagesOf(copy.getBuffer());
-        return ring;
-      }
+    if (MBarrierWaitOp wait = tripWaitOn(body, copy.getBarriers())) {
+      Ring ring{wait.getIndex(), wait.getParity(), MBarrierArriveOp()};
+      for (auto refill : body.getOps<TmaCopyOp>())
+        ring.buffers.push_back(refill.getBuffer());
+      ring.stages = stagesOf(copy.getBuffer());
+      return ring;
+    }
   return std::nullopt;
 }
 
@@ -173,19 +191,29 @@ Operation *lastScoreDotBefore(Operation *op, Block *block,
 /// widened from 8-bit stages, tile-pipeline-loops' landed casts): the
 /// accumulate role runs the stores (they read memory), so its threads
 /// arrive on a per-stage signal after them, and the score role waits for
-/// it before its first view of those buffers. Their reuse a trip later is
-/// ordered as the ring's: the accumulate role stores again only after the
-/// score role's signals of the trip, which follow its dots.
-void signalWidenedTiles(Block &block, const Ring &ring, OpBuilder &above,
-                        const RoleOwners &owners, int64_t accumulateThreads) {
-  Operation *lastStore = nullptr, *firstView = nullptr;
-  for (Operation &op : block) {
-    auto store = dyn_cast<LocalStoreOp>(op);
-    if (!store || roleTag(store) != Role::Both)
-      continue;
+/// it before its first view of those buffers.
+/// - Stored in the trip's block into one-stage buffers, a tile is signalled
+///   on the trip's stage. Their reuse a trip later is ordered as the
+///   ring's: the accumulate role stores again only after the score role's
+///   signals of the trip, which follow its dots.
+/// - Widened a trip ahead (stores in branches of the trip, into buffers of
+///   the ring's stage count), each branch signals the stage it stored into
+///   after its last store, and the score role waits for the tile it reads
+///   on the trip's stage. A stage is stored again only after the
+///   accumulate role's dots of two trips before are done (tile-place-dot-
+///   waits), which follow the score role's signals of that trip.
+LogicalResult signalWidenedTiles(Block &block, const Ring &ring,
+                                 OpBuilder &above, const RoleOwners &owners,
+                                 int64_t accumulateThreads) {
+  llvm::MapVector<Block *, LocalStoreOp> lastStores; // per block stored in
+  Operation *firstView = nullptr;
+  WalkResult walk = block.walk([&](LocalStoreOp store) {
+    if (roleTag(store) != Role::Both)
+      return WalkResult::advance();
+    Operation *top = block.findAncestorOpInBlock(*store);
     for (Operation *user : store.getBuffer().getUsers()) {
       if (!isa<LocalViewOp>(user) || user->getBlock() != &block ||
-          !store->isBeforeInBlock(user))
+          !top->isBeforeInBlock(user))
         continue;
       bool scoreReads = llvm::any_of(user->getUsers(), [&](Operation *reader) {
         auto dot = dyn_cast<DotOp>(reader);
@@ -193,14 +221,23 @@ void signalWidenedTiles(Block &block, const Ring &ring, OpBuilder &above,
       });
       if (!scoreReads)
         continue;
-      lastStore = store;
+      int64_t stages = store.getBuffer().getType().getStages();
+      if (stages != 1 && stages != ring.stages) {
+        store.emitOpError("stores a tile the score warpgroup reads into ")
+            << stages << " stages, neither one nor its ring's " << ring.stages;
+        return WalkResult::interrupt();
+      }
+      lastStores[store->getBlock()] = store;
       if (!firstView || user->isBeforeInBlock(firstView))
         firstView = user;
     }
-  }
-  if (!lastStore)
-    return;
-  Location loc = lastStore->getLoc();
+    return WalkResult::advance();
+  });
+  if (walk.wasInterrupted())
+    return failure();
+  if (lastStores.empty())
+    return success();
+  Location loc = lastStores.front().second->getLoc();
   Value signal;
   {
     OpBuilder::InsertionGuard guard(above);
@@ -209,14 +246,19 @@ void signalWidenedTiles(Block &block, const Ring &ring, OpBuilder &above,
         MBarrierType::get(above.getContext(), ring.stages, accumulateThreads),
         IntegerAttr());
   }
-  OpBuilder afterStores(lastStore->getBlock(),
-                        std::next(lastStore->getIterator()));
-  tag(MBarrierArriveOp::create(afterStores, loc, signal, ring.stage, Value(),
-                               ValueRange(), /*perWarp=*/false),
-      Role::Accumulate);
+  for (auto [stored, store] : lastStores) {
+    Value stage = store.getBuffer().getType().getStages() == 1
+                      ? ring.stage
+                      : store.getStage();
+    OpBuilder afterStores(stored, std::next(store->getIterator()));
+    tag(MBarrierArriveOp::create(afterStores, loc, signal, stage, Value(),
+                                 ValueRange(), /*perWarp=*/false),
+        Role::Accumulate);
+  }
   OpBuilder beforeView(firstView);
   tag(MBarrierWaitOp::create(beforeView, loc, signal, ring.stage, ring.parity),
       Role::Score);
+  return success();
 }
 } // namespace
 
@@ -458,7 +500,9 @@ LogicalResult mlir::tile::split_roles::addCrossings(Block &body,
   }
 
   for (auto &[block, ring] : rings)
-    signalWidenedTiles(*block, ring, above, owners, accumulateThreads);
+    if (failed(
+            signalWidenedTiles(*block, ring, above, owners, accumulateThreads)))
+      return failure();
 
   for (auto &[block, ring] : rings) {
     // Slots read with plain loads are also freed explicitly: the ring

@@ -204,3 +204,52 @@ module attributes {tile.num_warps = 8 : i32} {
     return
   }
 }
+
+// -----
+
+// A branch that stores a tile into the stage a dot of the previous trip
+// reads (a tile widened a trip ahead, tile-pipeline-loops): as for a store,
+// the group is waited for before the barrier ahead of the branch, so that
+// every warpgroup's reads are done before any thread writes. This trip's
+// group stays in flight across the back edge.
+
+#mma = #tile.mma<warpsPerCTA = [4, 1], version = 3>
+#smem = #tile.shared<rowStride = 4096, swizzle = 128>
+#blk = #tile.blocked<sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1]>
+// CHECK-LABEL: func.func @stored_in_branch
+// CHECK: scf.for
+// CHECK: tile.dot_wait %{{.*}} {pending = 0 : i32}
+// CHECK-NEXT: tile.barrier
+// CHECK-NEXT: arith.addi
+// CHECK-NEXT: arith.cmpi
+// CHECK-NEXT: scf.if
+// CHECK-NOT: tile.dot_wait
+// CHECK: tile.local_store
+// CHECK: tile.dot {{.*}} -> !tile.pending
+// CHECK-NOT: tile.dot_wait
+// CHECK: scf.yield
+func.func @stored_in_branch(%tile: tensor<64x64xbf16, #blk>, %out: tensor<64x64x!tile.ptr<f32>, #mma>, %n: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c2 = arith.constant 2 : i32
+  %c64 = arith.constant 64 : i32
+  %zero = arith.constant dense<0.0> : tensor<64x64xf32, #mma>
+  %buf = tile.local_alloc -> <2 x 64 x 64 x bf16, swizzle = 128>
+  %r = scf.for %iv = %c0 to %n step %c64 iter_args(%acc = %zero) -> (tensor<64x64xf32, #mma>) : i32 {
+    %i = arith.divsi %iv, %c64 : i32
+    %cur = arith.remsi %i, %c2 : i32
+    tile.barrier
+    %next = arith.addi %iv, %c64 : i32
+    %more = arith.cmpi slt, %next, %n : i32
+    scf.if %more {
+      %i1 = arith.addi %i, %c1 : i32
+      %ahead = arith.remsi %i1, %c2 : i32
+      tile.local_store %tile, %buf[%ahead] : tensor<64x64xbf16, #blk>, <2 x 64 x 64 x bf16, swizzle = 128>
+    }
+    %v = tile.local_view %buf[%cur] {column = 0 : i32} : <2 x 64 x 64 x bf16, swizzle = 128> -> tensor<64x64xbf16, #smem>
+    %d = tile.dot %v, %v, %acc {transB} : tensor<64x64xbf16, #smem> * tensor<64x64xbf16, #smem> -> tensor<64x64xf32, #mma>
+    scf.yield %d : tensor<64x64xf32, #mma>
+  }
+  tile.store %out, %r : tensor<64x64x!tile.ptr<f32>, #mma>, tensor<64x64xf32, #mma>
+  return
+}

@@ -379,3 +379,102 @@ module attributes {tile.num_warps = 8 : i32, tile.score_warpgroup = true, tile.p
     return
   }
 }
+
+// -----
+
+// The same tile widened a trip ahead (tile-pipeline-loops with a score
+// warpgroup, no producer: the trip refills its own code stages): the first
+// trip's tile and the next trip's are stored in branches, into two-stage
+// buffers. Each branch signals the stage it stored into, after its store;
+// the score role waits for the trip's stage (the first branch's wait names
+// it) before its view, and not for the codes' TMA stages, which only the
+// accumulate role reads.
+
+#own = #tile.mma<warpsPerCTA = [4, 1], version = 3, warpgroup = 2>
+#smem = #tile.shared<rowStride = 4096, swizzle = 128>
+#blk = #tile.blocked<sizePerThread = [1, 16], threadsPerWarp = [8, 4], warpsPerCTA = [8, 1]>
+// CHECK-LABEL: func.func @widened_ahead
+// CHECK: %[[FULL:.*]] = tile.mbarrier_alloc -> <2>
+// CHECK: %[[WIDE:.*]] = tile.local_alloc -> <2 x 64 x 64 x bf16, swizzle = 128>
+// CHECK: %[[WIDENED:.*]] = tile.mbarrier_alloc -> <2, arrivals = 256>
+// CHECK: scf.if %{{.*}} {
+// CHECK: scf.for
+// CHECK-NOT: tile.mbarrier_wait %[[FULL]]
+// CHECK-NOT: tile.local_store
+// CHECK: tile.mbarrier_wait %[[WIDENED]][%[[STAGE:[0-9a-z_]+]]], %[[PARITY:[0-9a-z_]+]] :
+// CHECK-NEXT: %[[VIEW:.*]] = tile.local_view %[[WIDE]][%[[STAGE]]]
+// CHECK-NEXT: tile.dot %{{.*}}, %[[VIEW]]
+// CHECK: } {tile.owner_warpgroup = 2 : i64}
+// CHECK: scf.if %{{.*}} {
+// CHECK: scf.for
+// CHECK: scf.if
+// CHECK-NEXT: tile.mbarrier_wait %[[FULL]][%[[CUR:[0-9a-z_]+]]]
+// CHECK: tile.local_store %{{.*}}, %[[WIDE]][%[[CUR]]]
+// CHECK-NEXT: tile.mbarrier_arrive %[[WIDENED]][%[[CUR]]] : <2, arrivals = 256>
+// CHECK: scf.if
+// CHECK: %[[NEXT:.*]] = arith.remsi
+// CHECK: tile.mbarrier_wait %[[FULL]][%[[NEXT]]]
+// CHECK: tile.local_store %{{.*}}, %[[WIDE]][%[[NEXT]]]
+// CHECK-NEXT: tile.mbarrier_arrive %[[WIDENED]][%[[NEXT]]] : <2, arrivals = 256>
+// CHECK: tile.tma_copy
+// CHECK-NOT: tile.mbarrier_wait %[[WIDENED]]
+// CHECK: return
+module attributes {tile.num_warps = 8 : i32, tile.score_warpgroup = true} {
+  func.func @widened_ahead(%n: i32, %desc: !tile.tensordesc<f8E4M3FN>, %q: tensor<64x64xbf16, #smem>, %out: tensor<64x64x!tile.ptr<f32>, #own>) attributes {tile.kernel} {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c2 = arith.constant 2 : i32
+    %c64 = arith.constant 64 : i32
+    %c128 = arith.constant 128 : i32
+    %zs = arith.constant dense<0.0> : tensor<64x64xf32, #own>
+    %codes = tile.local_alloc -> <2 x 64 x 64 x f8E4M3FN, swizzle = 64>
+    %full = tile.mbarrier_alloc -> <2>
+    %wide = tile.local_alloc -> <2 x 64 x 64 x bf16, swizzle = 128>
+    %r = scf.for %iv = %c0 to %n step %c64 iter_args(%s = %zs) -> (tensor<64x64xf32, #own>) : i32 {
+      %i = arith.divsi %iv, %c64 : i32
+      %stage = arith.remsi %i, %c2 : i32
+      %half = arith.divsi %i, %c2 : i32
+      %parity = arith.andi %half, %c1 : i32
+      %first = arith.cmpi eq, %iv, %c0 : i32
+      scf.if %first {
+        tile.mbarrier_wait %full[%stage], %parity : <2>
+        %c = tile.local_load %codes[%stage] : <2 x 64 x 64 x f8E4M3FN, swizzle = 64> -> tensor<64x64xf8E4M3FN, #blk>
+        %w = arith.extf %c : tensor<64x64xf8E4M3FN, #blk> to tensor<64x64xbf16, #blk>
+        tile.local_store %w, %wide[%stage] : tensor<64x64xbf16, #blk>, <2 x 64 x 64 x bf16, swizzle = 128>
+      }
+      tile.barrier
+      %niv = arith.addi %iv, %c64 : i32
+      %more = arith.cmpi slt, %niv, %n : i32
+      scf.if %more {
+        %ni = arith.addi %i, %c1 : i32
+        %nstage = arith.remsi %ni, %c2 : i32
+        %nhalf = arith.divsi %ni, %c2 : i32
+        %nparity = arith.andi %nhalf, %c1 : i32
+        tile.mbarrier_wait %full[%nstage], %nparity : <2>
+        %c = tile.local_load %codes[%nstage] : <2 x 64 x 64 x f8E4M3FN, swizzle = 64> -> tensor<64x64xf8E4M3FN, #blk>
+        %w = arith.extf %c : tensor<64x64xf8E4M3FN, #blk> to tensor<64x64xbf16, #blk>
+        tile.local_store %w, %wide[%nstage] : tensor<64x64xbf16, #blk>, <2 x 64 x 64 x bf16, swizzle = 128>
+      }
+      %fiv = arith.addi %iv, %c128 : i32
+      %refill = arith.cmpi slt, %fiv, %n : i32
+      tile.tma_copy %desc[%fiv, %c0], %codes[%stage], %full, %refill : <f8E4M3FN>, <2 x 64 x 64 x f8E4M3FN, swizzle = 64>, <2>
+      %kv = tile.local_view %wide[%stage] {column = 0 : i32} : <2 x 64 x 64 x bf16, swizzle = 128> -> tensor<64x64xbf16, #smem>
+      %wg = tile.warpgroup_id : i32
+      %owner = arith.cmpi eq, %wg, %c2 : i32
+      %b = scf.if %owner -> (tensor<64x64xf32, #own>) {
+        %s1 = tile.dot %q, %kv, %s {transB} : tensor<64x64xbf16, #smem> * tensor<64x64xbf16, #smem> + tensor<64x64xf32, #own> -> tensor<64x64xf32, #own>
+        scf.yield %s1 : tensor<64x64xf32, #own>
+      } else {
+        %u = ub.poison : tensor<64x64xf32, #own>
+        scf.yield %u : tensor<64x64xf32, #own>
+      } {tile.owner_warpgroup = 2 : i64}
+      scf.yield %b : tensor<64x64xf32, #own>
+    }
+    %wg2 = tile.warpgroup_id : i32
+    %owner2 = arith.cmpi eq, %wg2, %c2 : i32
+    scf.if %owner2 {
+      tile.store %out, %r : tensor<64x64x!tile.ptr<f32>, #own>, tensor<64x64xf32, #own>
+    } {tile.owner_warpgroup = 2 : i64}
+    return
+  }
+}
