@@ -11,7 +11,7 @@
 #   grid          the H200 anchor shapes (shared/design/H200_ANCHORS.md)
 #   fp8           an fp8 cache at H=64 and 128 (L=8192, B=32,128): cp.async,
 #                 TMA (32- and 64-token steps; with the producer, without,
-#                 the score warpgroup at H=128), f16 dots, and bf16
+#                 the score warpgroup), f16 dots, and bf16
 #   race          racecheck and synccheck on short fp8-on-TMA and bf16 calls
 #                 at H=64 and 128
 #   profile       ncu on stage 1 (PROFILE_ARGS: mla-bench flags; default
@@ -96,7 +96,7 @@ SHAPES
       bench "fp8 cp.async" "${grid[@]}" --kv-dtype=fp8
       bench "fp8 TMA" "${grid[@]}" --kv-dtype=fp8 --fp8-tma
       bench "fp8 TMA, 64-token steps" "${grid[@]}" --kv-dtype=fp8 --fp8-tma --block-n=64
-      [ "$h" -gt 64 ] && bench "fp8 TMA, score warpgroup" "${grid[@]}" --kv-dtype=fp8 --fp8-tma --fp8-score-warpgroup
+      bench "fp8 TMA, score warpgroup" "${grid[@]}" --kv-dtype=fp8 --fp8-tma --fp8-score-warpgroup
       bench "fp8 TMA, no producer" "${grid[@]}" --kv-dtype=fp8 --fp8-tma --no-ws
       bench "fp8 TMA, f16 dots" "${grid[@]}" --kv-dtype=fp8 --fp8-tma --f16-dots
       bench bf16 "${grid[@]}"
@@ -106,7 +106,7 @@ SHAPES
     for tool in racecheck synccheck; do
       for h in 64 128; do
         sanitize "$tool" --h="$h" --kv-dtype=fp8 --fp8-tma
-        [ "$h" -gt 64 ] && sanitize "$tool" --h="$h" --kv-dtype=fp8 --fp8-tma --fp8-score-warpgroup
+        sanitize "$tool" --h="$h" --kv-dtype=fp8 --fp8-tma --fp8-score-warpgroup
         sanitize "$tool" --h="$h"
       done
     done

@@ -173,8 +173,8 @@ TEST_F(MlaGpuTest, Fp8CacheOnTma) {
   // TritonMLAOptions::fp8Tma: 64-head programs stream the
   // codes with TMA (64-byte panels) and widen each landed tile, with a
   // producer warpgroup and without; with fp8Tma off the same cases take
-  // cp.async; at 128 heads also with the score warpgroup
-  // (fp8ScoreWarpgroup). 64 and 128 heads, back-to-back pages of whole
+  // cp.async; also with the score warpgroup (fp8ScoreWarpgroup), its
+  // tiles widened a trip ahead. 64 and 128 heads, back-to-back pages of whole
   // 32-token blocks, every policy, the device schedule, lengths 0, 1 and
   // 70,000 (skipped when interpreted: 64 heads).
   Tuning onTma;
@@ -185,7 +185,7 @@ TEST_F(MlaGpuTest, Fp8CacheOnTma) {
   plain.warpSpecialize = false;
   Tuning copies;
   copies.fp8Tma = false;
-  Tuning scores = onTma; // 128 heads: the score warpgroup, no producer
+  Tuning scores = onTma; // the score warpgroup, no producer
   scores.fp8ScoreWarpgroup = true;
   std::vector<Run> runs;
   for (int H : {64, 128})
@@ -197,9 +197,8 @@ TEST_F(MlaGpuTest, Fp8CacheOnTma) {
       runs.push_back({c, SP::Auto, mla::LseDType::F32, scheduled});
       runs.push_back({c, SP::Auto, mla::LseDType::F32, plain});
       runs.push_back({c, SP::Auto, mla::LseDType::F32, copies});
-      if (H == 128)
-        for (SP policy : {SP::Fixed4, SP::Auto})
-          runs.push_back({c, policy, mla::LseDType::F32, scores});
+      for (SP policy : {SP::Fixed4, SP::Auto})
+        runs.push_back({c, policy, mla::LseDType::F32, scores});
     }
   MlaCase longest = fp8(mk(128, 64, {70000, 1, 0}), 1.0 / 200, true);
   longest.contiguousPages = true;

@@ -505,11 +505,13 @@ private:
     return tma && opts.scoreWarpgroup && !opts.seesaw && rows > headBlock(rows);
   }
   /// The score warpgroup over an fp8 cache on TMA
-  /// (TritonMLAOptions::fp8ScoreWarpgroup), where rolesOnTma is false; not
-  /// with f16 dots, whose scaling of q the roles do not split.
+  /// (TritonMLAOptions::fp8ScoreWarpgroup), where rolesOnTma is false: also
+  /// with a single head block (64 heads), where the widening it takes off
+  /// the scores' way outweighs their split over two warpgroups. Not with
+  /// f16 dots, whose scaling of q the roles do not split.
   bool fp8ScoreWarpgroup(bool tma, int64_t rows, DType dtype) const {
-    return kvFormat == KvCacheFormat::Fp8 && opts.fp8ScoreWarpgroup &&
-           scoreWarpgroup(tma, rows) && !f16Dots(rows, dtype);
+    return tma && kvFormat == KvCacheFormat::Fp8 && opts.fp8ScoreWarpgroup &&
+           opts.scoreWarpgroup && !opts.seesaw && !f16Dots(rows, dtype);
   }
   /// Stage 1 with the seesaw (TritonMLAOptions::seesaw), on the same path.
   bool seesaw(bool tma, int64_t rows) const {
