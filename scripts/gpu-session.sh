@@ -10,8 +10,8 @@
 #                 suite takes longer than one 600-second device call)
 #   grid          the H200 anchor shapes (shared/design/H200_ANCHORS.md)
 #   fp8           an fp8 cache at H=64 and 128 (L=8192, B=32,128): cp.async,
-#                 TMA (32- and 64-token steps; with the producer, without,
-#                 the score warpgroup), f16 dots, and bf16
+#                 TMA (the score warpgroup; the producer at 32- and 64-token
+#                 steps; neither), f16 dots, and bf16
 #   race          racecheck and synccheck on short fp8-on-TMA and bf16 calls
 #                 at H=64 and 128
 #   profile       ncu on stage 1 (PROFILE_ARGS: mla-bench flags; default
@@ -94,10 +94,11 @@ SHAPES
     for h in 128 64; do
       grid=(--h="$h" --b=32,128 --l=8192 --page=64)
       bench "fp8 cp.async" "${grid[@]}" --kv-dtype=fp8
-      bench "fp8 TMA" "${grid[@]}" --kv-dtype=fp8 --fp8-tma
-      bench "fp8 TMA, 64-token steps" "${grid[@]}" --kv-dtype=fp8 --fp8-tma --block-n=64
-      bench "fp8 TMA, score warpgroup" "${grid[@]}" --kv-dtype=fp8 --fp8-tma --fp8-score-warpgroup
-      bench "fp8 TMA, no producer" "${grid[@]}" --kv-dtype=fp8 --fp8-tma --no-ws
+      bench "fp8 TMA, score warpgroup" "${grid[@]}" --kv-dtype=fp8 --fp8-tma
+      producer=(--kv-dtype=fp8 --fp8-tma --no-fp8-score-warpgroup)
+      bench "fp8 TMA, producer" "${grid[@]}" "${producer[@]}"
+      bench "fp8 TMA, producer, 64-token steps" "${grid[@]}" "${producer[@]}" --block-n=64
+      bench "fp8 TMA, no producer" "${grid[@]}" "${producer[@]}" --no-ws
       bench "fp8 TMA, f16 dots" "${grid[@]}" --kv-dtype=fp8 --fp8-tma --f16-dots
       bench bf16 "${grid[@]}"
     done
@@ -106,7 +107,7 @@ SHAPES
     for tool in racecheck synccheck; do
       for h in 64 128; do
         sanitize "$tool" --h="$h" --kv-dtype=fp8 --fp8-tma
-        sanitize "$tool" --h="$h" --kv-dtype=fp8 --fp8-tma --fp8-score-warpgroup
+        sanitize "$tool" --h="$h" --kv-dtype=fp8 --fp8-tma --no-fp8-score-warpgroup
         sanitize "$tool" --h="$h"
       done
     done

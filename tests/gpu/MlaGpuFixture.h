@@ -41,7 +41,9 @@ struct Tuning {
   std::optional<bool> f16Dots; ///< unset: the library's default
   bool fp8Dots = false;
   std::optional<bool> fp8Tma;     ///< unset: the library's default
-  bool fp8ScoreWarpgroup = false; ///< TritonMLAOptions::fp8ScoreWarpgroup
+  /// TritonMLAOptions::fp8ScoreWarpgroup; false (the producer warpgroup's
+  /// kernel) unless a run asks for it: its runs say so.
+  bool fp8ScoreWarpgroup = false;
   bool scheduleInStage1 = false;
   /// Stage 1 merges the pieces (no stage 2). The case runs twice on one
   /// impl, outputs poisoned again in between: the second call checks that

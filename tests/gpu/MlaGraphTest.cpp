@@ -268,18 +268,21 @@ TEST_F(MlaGraphTest, MultiTokenDecodeReplaysWithNewLengths) {
 TEST_F(MlaGraphTest, Fp8CacheReplaysWithNewScale) {
   SCOPED_TRACE("seed " + std::to_string(seed));
   // 16 heads (cp.async); 128 over back-to-back pages: on sm_90a the codes
-  // stream with TMA and a producer warpgroup.
-  for (bool wide : {false, true}) {
+  // stream with TMA, to the score warpgroup (the default) or with a
+  // producer warpgroup.
+  for (int variant : {0, 1, 2}) {
+    const bool wide = variant > 0, producer = variant == 2;
     MlaCase c;
     c.H = wide ? 128 : 16, c.page = 64, c.lens = {1000, 300, 2, 0};
     c.contiguousPages = wide;
     c.kvScale = 1.0 / 256;
-    SCOPED_TRACE("H=" + std::to_string(c.H));
+    SCOPED_TRACE("H=" + std::to_string(c.H) + (producer ? " producer" : ""));
     MlaProblem p = makeMlaProblem(c, rng);
     mla::TritonMLAOptions options;
     options.maxBatch = c.B();
     options.splitPolicy = mla::SplitPolicy::Auto;
     options.fp8Tma = true;
+    options.fp8ScoreWarpgroup = !producer;
     mla::TritonMLAImpl impl(c.H, c.R + c.P, c.scale, 1, std::nullopt,
                             std::nullopt, "fp8", std::nullopt, "decoder",
                             std::nullopt, mla::MLAArgs{c.R, c.P, 128, 128},

@@ -91,7 +91,7 @@ std::vector<Shape> adversarialMixes(int H, int page, int sq) {
       "                 [--wide-fp8-tiles=TOKENS]\n"
       "                 [--mixes] [--kv-dtype=bf16|fp8|fp8_ds_mla] "
       "[--f16-dots|--bf16-dots] [--fp8-dots] [--fp8-tma|--no-fp8-tma]\n"
-      "                 [--fp8-score-warpgroup]\n"
+      "                 [--fp8-score-warpgroup|--no-fp8-score-warpgroup]\n"
       "\n"
       "  --quick   (default) B=1,8,32,128 L=4096,8192,32768 H=16,128 page=64,\n"
       "            and H=64 for B=8,32,128; uniform and ragged\n"
@@ -144,8 +144,9 @@ std::vector<Shape> adversarialMixes(int H, int page, int sq) {
       "            the codes stream with TMA or cp.async (the library's\n"
       "            default: cp.async); on TMA a producer warpgroup issues\n"
       "            the copies unless --no-ws\n"
-      "  --fp8-score-warpgroup  an fp8 cache on TMA: the score warpgroup,\n"
-      "            tiles widened a trip ahead and signalled to it\n"
+      "  --no-fp8-score-warpgroup  an fp8 cache on TMA: a producer\n"
+      "            warpgroup instead of the score warpgroup (default: the\n"
+      "            score warpgroup, tiles widened a trip ahead)\n"
       "  --schedule-in-stage1  where a call schedules on the device, stage 1\n"
       "            makes the schedule itself: one launch fewer (an "
       "experiment)\n"
@@ -357,8 +358,9 @@ Options parseOptions(int argc, char **argv) {
       o.f16Dots = arg == "--f16-dots";
     } else if (arg == "--fp8-tma" || arg == "--no-fp8-tma") {
       o.fp8Tma = arg == "--fp8-tma";
-    } else if (arg == "--fp8-score-warpgroup") {
-      o.fp8ScoreWarpgroup = true;
+    } else if (arg == "--fp8-score-warpgroup" ||
+               arg == "--no-fp8-score-warpgroup") {
+      o.fp8ScoreWarpgroup = arg == "--fp8-score-warpgroup";
     } else if (arg == "--fp8-dots") {
       o.fp8Dots = true;
     } else if (arg == "--schedule-in-stage1") {

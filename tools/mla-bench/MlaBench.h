@@ -50,7 +50,7 @@ struct Options {
   std::optional<bool> f16Dots;   ///< fp8 caches: the codes widen to f16
   bool fp8Dots = false;          ///< fp8 caches: fp8 tensor-core dots
   bool fp8Tma = false;           ///< fp8 caches: TMA at 64-head programs
-  bool fp8ScoreWarpgroup = false; ///< ... with the score warpgroup
+  bool fp8ScoreWarpgroup = true; ///< ... with the score warpgroup
   bool scheduleInStage1 = false; ///< stage 1 makes the device schedule
   bool mergeInStage1 = false;    ///< stage 1 merges the pieces (no stage 2)
   bool prefetch = true; ///< stage 1 prefetches while the schedule is made
