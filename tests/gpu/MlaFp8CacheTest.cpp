@@ -187,6 +187,8 @@ TEST_F(MlaGpuTest, Fp8CacheOnTma) {
   copies.fp8Tma = false;
   Tuning scores = onTma; // the score warpgroup, no producer
   scores.fp8ScoreWarpgroup = true;
+  Tuning scoresScheduled = scores; // several entries of the widening loop
+  scoresScheduled.schedule = mla::DeviceSchedule::Always;
   std::vector<Run> runs;
   for (int H : {64, 128})
     for (int page : {32, 64}) {
@@ -199,6 +201,7 @@ TEST_F(MlaGpuTest, Fp8CacheOnTma) {
       runs.push_back({c, SP::Auto, mla::LseDType::F32, copies});
       for (SP policy : {SP::Fixed4, SP::Auto})
         runs.push_back({c, policy, mla::LseDType::F32, scores});
+      runs.push_back({c, SP::Auto, mla::LseDType::F32, scoresScheduled});
     }
   MlaCase longest = fp8(mk(128, 64, {70000, 1, 0}), 1.0 / 200, true);
   longest.contiguousPages = true;
