@@ -93,7 +93,7 @@ SHAPES
   fp8)
     for h in 128 64; do
       grid=(--h="$h" --b=32,128 --l=8192 --page=64)
-      bench "fp8 cp.async" "${grid[@]}" --kv-dtype=fp8
+      bench "fp8 cp.async" "${grid[@]}" --kv-dtype=fp8 --no-fp8-tma
       bench "fp8 TMA, score warpgroup" "${grid[@]}" --kv-dtype=fp8 --fp8-tma
       producer=(--kv-dtype=fp8 --fp8-tma --no-fp8-score-warpgroup)
       bench "fp8 TMA, producer" "${grid[@]}" "${producer[@]}"

@@ -267,7 +267,7 @@ bool TritonMLAImpl::canStreamWithTma(const TensorView &kv,
   const int64_t pageSize = kv.shape[1], rows = queryLen * heads;
   const size_t rowBytes = size_t(kv.strides[1]) * dtypeSize(kv.dtype);
   // An fp8 cache's codes are widened on their way to the dots: from TMA's
-  // 8-bit stages with fp8Tma (off by default), else from cp.async's.
+  // 8-bit stages with fp8Tma (the default), else from cp.async's.
   const bool format = kvFormat == KvCacheFormat::Native ||
                       (kvFormat == KvCacheFormat::Fp8 && opts.fp8Tma);
   return opts.tma && warpgroupTiles && format &&

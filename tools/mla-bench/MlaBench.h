@@ -49,7 +49,7 @@ struct Options {
   bool latentHalves = false;  ///< stream the latent part in two halves
   std::optional<bool> f16Dots;   ///< fp8 caches: the codes widen to f16
   bool fp8Dots = false;          ///< fp8 caches: fp8 tensor-core dots
-  bool fp8Tma = false;           ///< fp8 caches: TMA at 64-head programs
+  bool fp8Tma = true;            ///< fp8 caches: TMA at 64-head programs
   bool fp8ScoreWarpgroup = true; ///< ... with the score warpgroup
   bool scheduleInStage1 = false; ///< stage 1 makes the device schedule
   bool mergeInStage1 = false;    ///< stage 1 merges the pieces (no stage 2)
