@@ -1,12 +1,14 @@
 //===- WgmmaDotOpToLLVM.cpp - dot on the Hopper warpgroup tensor cores ----===//
 //
 // f16/bf16 dots whose accumulator carries the version 3 #tile.mma layout run
-// on wgmma.mma_async.m64nNk16 (sm_90a). Each warpgroup (four consecutive
-// warps) computes one 64-row block of M against its block of N columns; both
-// operands are read from shared memory through matrix descriptors, in the
-// swizzled panel layout of SharedBufferType:
+// on wgmma.mma_async.m64nNk16 (sm_90a), fp8 dots (e4m3 or e5m2, both
+// operands one format, b transposed) on m64nNk32. Each warpgroup (four
+// consecutive warps) computes one 64-row block of M against its block of N
+// columns; both operands are read from shared memory through matrix
+// descriptors, in the swizzled panel layout of SharedBufferType:
 //   - a [M, K] and a transposed b ([N, K]) are K-major: 8-row groups are
-//     8 * W bytes apart (SBO), a k step of 16 is 32 bytes within a panel row;
+//     8 * W bytes apart (SBO), a k step (16 elements of 16 bits, 32 of 8)
+//     is 32 bytes within a panel row;
 //   - a [K, N] b is N-major (transposed by the instruction): panels along N
 //     are the panel stride apart (LBO), 8-row groups along K 8 * W (SBO).
 // Operands in registers are first written there (the a scratch, the b
@@ -162,9 +164,14 @@ struct WgmmaDotOpConversion : TargetPattern<DotOp> {
           tiedRegisterAsm(rewriter, loc, "wgmma.fence.sync.aligned;", ordered);
     Value fragment = packStruct(rewriter, loc, fragmentStruct, ordered);
 
-    bool isBF16 = aType.getElementType().isBF16();
+    Type element = aType.getElementType();
     auto inType = NVVM::WGMMATypesAttr::get(
-        ctx, isBF16 ? NVVM::WGMMATypes::bf16 : NVVM::WGMMATypes::f16);
+        ctx, element.isBF16()                 ? NVVM::WGMMATypes::bf16
+             : element.isF16()                ? NVVM::WGMMATypes::f16
+             : isa<Float8E4M3FNType>(element) ? NVVM::WGMMATypes::e4m3
+                                              : NVVM::WGMMATypes::e5m2);
+    // A k step is 32 bytes of each operand's rows.
+    int64_t kStep = 256 / element.getIntOrFloatBitWidth();
     auto f32Type = NVVM::WGMMATypesAttr::get(ctx, NVVM::WGMMATypes::f32);
     auto one = NVVM::WGMMAScaleInAttr::get(ctx, NVVM::WGMMAScaleIn::one);
     auto accumulate =
@@ -173,14 +180,14 @@ struct WgmmaDotOpConversion : TargetPattern<DotOp> {
     // For b, "col" is the instruction's K-major form, "row" the transposed.
     auto bLayout = NVVM::MMALayoutAttr::get(ctx, transB ? NVVM::MMALayout::col
                                                         : NVVM::MMALayout::row);
-    auto shape = NVVM::MMAShapeAttr::get(ctx, 64, blockN, 16);
+    auto shape = NVVM::MMAShapeAttr::get(ctx, 64, blockN, kStep);
 
     // K-major operands: LBO unused, SBO = one 8-row group. N-major b: LBO =
     // the next panel along N, SBO = one 8-row group along K.
     auto aDescriptor = descriptorBits(16, 8 * a->swizzle, a->swizzle);
     auto bDescriptor =
         descriptorBits(transB ? 16 : b->panelBytes, 8 * b->swizzle, b->swizzle);
-    for (int64_t step = 0; step < k / 16; ++step) {
+    for (int64_t step = 0; step < k / kStep; ++step) {
       Value aAddress =
           add(rewriter, loc, aStart, kMajorOffset(rewriter, loc, *a, step));
       Value bAddress = add(rewriter, loc, bStart,
@@ -233,8 +240,8 @@ private:
         LLVM::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(high)));
   }
 
-  /// Byte offset of k step `step` (16 elements) in a K-major operand: the
-  /// panel it falls in, then 32 bytes per step within the panel row.
+  /// Byte offset of k step `step` (32 bytes of a row) in a K-major operand:
+  /// the panel it falls in, then 32 bytes per step within the panel row.
   static Value kMajorOffset(OpBuilder &b, Location loc,
                             const SharedOperand &operand, int64_t step) {
     int64_t perPanel = operand.swizzle / 32;
@@ -278,8 +285,9 @@ private:
                               i32Constant(rewriter, loc, offset.getInt()));
     }
     int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
+    unsigned bits = type.getElementTypeBitWidth();
     SharedTileLayout layout =
-        SharedTileLayout::swizzled(rows, getWgmmaSwizzle(cols));
+        SharedTileLayout::swizzled(rows, getWgmmaSwizzle(cols, bits), bits);
     if (!bOperand ||
         !op->hasAttr(TileDialect::ReuseStagedBAttrHelper::getNameStr())) {
       // Named values, not a structured binding: a lambda captures them.

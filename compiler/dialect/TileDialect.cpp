@@ -411,11 +411,13 @@ bool mlir::tile::isMmaCompatibleDot(DotOp op, MmaEncodingAttr mma) {
   // fp8 a and b (one format, sm_89+): mma.sync.m16n8k32, against an [N, K]
   // b (whose rows are the instruction's "col" layout) or into the
   // interleaved accumulator from a [K, N] one (byte permutes of transposed
-  // reads).
+  // reads); wgmma's k32 form (sm_90a) reads both operands K-major, so only
+  // an [N, K] b.
   bool fp8 = isFp8Dot(op);
   if (!element.isBF16() && !element.isF16() && !fp8)
     return false;
-  if (fp8 && (mma.isWarpgroup() || mma.isInterleaved() == op.getTransB()))
+  if (fp8 && (mma.isWarpgroup() ? !op.getTransB()
+                                : mma.isInterleaved() == op.getTransB()))
     return false;
   int64_t m = accType.getDimSize(0), n = accType.getDimSize(1),
           k = aType.getDimSize(1);

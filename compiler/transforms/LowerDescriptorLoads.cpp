@@ -77,14 +77,18 @@ private:
     TmaBox box = tmaBoxFor(load.getType());
     if (!box.rows || !inPipelinedLoop(load) || load->use_empty())
       return false;
-    // 8-bit codes reach the dots through casts to a 16-bit tile, which
-    // tile-pipeline-loops converts from the landed stage.
+    // 8-bit codes reach the dots as they are (fp8 dots) or through casts to
+    // a 16-bit tile, which tile-pipeline-loops converts from the landed
+    // stage.
     SmallVector<Operation *> casts;
     Value read = load.getResult();
-    if (load.getType().getElementTypeBitWidth() == 8)
+    if (load.getType().getElementTypeBitWidth() == 8 &&
+        !llvm::all_of(read.getUsers(), llvm::IsaPred<DotOp>))
       read = followCasts(read, casts);
     bool wgmmaReaders =
-        cast<RankedTensorType>(read.getType()).getElementTypeBitWidth() == 16 &&
+        (cast<RankedTensorType>(read.getType()).getElementTypeBitWidth() ==
+             16 ||
+         isFp8Type(read.getType())) &&
         !read.use_empty() &&
         llvm::all_of(read.getUsers(), [&](Operation *user) {
           auto dot = dyn_cast<DotOp>(user);

@@ -101,14 +101,17 @@ struct PipelineLoopsPass
     auto warps = getOperation()->getAttrOfType<IntegerAttr>(
         TileDialect::NumWarpsAttrHelper::getNameStr());
     scoreOwner = getNarrowDotOwner(getOperation(), warps ? warps.getInt() : 4);
-    // Codes kept for TMA must reach wgmma dots through their casts (as
-    // tile-lower-descriptor-loads planned): they land as 8-bit panels,
-    // which only the conversion reads.
+    // Codes kept for TMA must reach wgmma dots as they are (fp8 dots) or
+    // through their casts (as tile-lower-descriptor-loads planned): they
+    // land as 8-bit panels, which only those dots or the conversion read.
     WalkResult unread = getOperation().walk([&](DescLoadOp load) {
-      if (load.getType().getElementTypeBitWidth() != 8 || castsToDots(load))
+      if (load.getType().getElementTypeBitWidth() != 8 || castsToDots(load) ||
+          (!load->use_empty() &&
+           llvm::all_of(load->getUsers(), isWarpgroupDot)))
         return WalkResult::advance();
-      load.emitOpError("loads 8-bit codes with TMA, but its casts do not "
-                       "give a 16-bit tile only wgmma dots read");
+      load.emitOpError("loads 8-bit codes with TMA, but they reach neither "
+                       "fp8 wgmma dots nor casts to a 16-bit tile read only "
+                       "by wgmma dots");
       return WalkResult::interrupt();
     });
     if (unread.wasInterrupted())

@@ -1,20 +1,21 @@
 //===- Fp8DotGpuTest.cpp - fp8 x fp8 dots on the tensor cores -------------===//
 //
 // dot() of two fp8 tiles (e4m3 or e5m2, b [N, K] with trans_b) compiled for
-// the device: mma.sync's fp8 forms from sm_89 on. Three ways in: both
-// operands streamed through shared memory by a pipelined loop (cp.async),
-// a converted from f32 in registers (staged by the lowering), and a
-// resident a (loaded before the loop) against streamed rows, as attention
-// scores read a cache. Partial tiles along M, N and K. The reference sums
-// the decoded codes' products in fp64; each product is exact in f32, so
-// the error is the accumulation's, bounded here by 2^-9 of the sum of the
-// products' magnitudes (the tensor cores add fp8 products with fewer
-// mantissa bits than f32's; a misplaced fragment is off by about
-// 1 / sqrt(K) of it). WidenedOnTma: codes read through descriptors and
-// widened to bf16 for the dots; on sm_90a TMA lands them in 8-bit swizzled
-// panels (128 or 64 bytes; one descriptor read in two widths takes 64) and
-// each tile is converted where it landed, for wgmma. With
-// TILEMLA_INTERPRET=1 the kernels run in the interpreter.
+// the device: mma.sync's fp8 forms from sm_89 on, and on sm_90a wgmma's
+// (m64nNk32) for 64-row tiles. Three ways in: both operands streamed
+// through shared memory by a pipelined loop (cp.async), a converted from
+// f32 in registers (staged by the lowering), and a resident a (loaded
+// before the loop) against streamed rows, as attention scores read a
+// cache. Partial tiles along M, N and K. The reference sums the decoded
+// codes' products in fp64; each product is exact in f32, so the error is
+// the accumulation's, bounded here by 2^-9 of the sum of the products'
+// magnitudes (the tensor cores add fp8 products with fewer mantissa bits
+// than f32's; a misplaced fragment is off by about 1 / sqrt(K) of it).
+// OnTma: codes read through descriptors, widened to bf16 for the dots or
+// multiplied as they are (fp8 wgmma); on sm_90a TMA lands them in 8-bit
+// swizzled panels (128 or 64 bytes; one descriptor read in two widths
+// takes 64), where the dots read them or each tile is converted for them.
+// With TILEMLA_INTERPRET=1 the kernels run in the interpreter.
 //
 //===----------------------------------------------------------------------===//
 #include "tilemla/Interpreter/Numerics.h"
@@ -77,13 +78,13 @@ kernel fp8_scores(q: *F, kv: *F, s: *f32, N: i32, F: dtype,
 }
 )";
 
-const char *kWidenedSource = R"(
-# c[M, N] = a[M, K] . b[N, K]^T over codes widened to bf16, read through
-# descriptors: K steps of BLOCK_K, or with TWO_WIDTHS of 192 as a 128- and
-# a 64-code piece of each operand.
-kernel fp8_widened(a: desc<F>, b: desc<F>, c: *f32, M: i32, N: i32, K: i32,
-                   F: dtype, BLOCK_K: constexpr = 64, TWO_WIDTHS: constexpr = 0)
-    with num_warps = 4 {
+const char *kOnTmaSource = R"(
+# c[M, N] = a[M, K] . b[N, K]^T over codes widened to W (W = F: the codes
+# as they are), read through descriptors: K steps of BLOCK_K, or with
+# TWO_WIDTHS of 192 as a 128- and a 64-code piece of each operand.
+kernel fp8_on_tma(a: desc<F>, b: desc<F>, c: *f32, M: i32, N: i32, K: i32,
+                  F: dtype, W: dtype = bf16, BLOCK_K: constexpr = 64,
+                  TWO_WIDTHS: constexpr = 0) with num_warps = 4 {
     pid = program_id(0);
     grid_n = cdiv(N, 128);
     m0 = (pid / grid_n) * 64;
@@ -91,17 +92,17 @@ kernel fp8_widened(a: desc<F>, b: desc<F>, c: *f32, M: i32, N: i32, K: i32,
     acc = zeros((64, 128), f32);
     if TWO_WIDTHS {
         for k0 in range(0, K, 192, stages=2) {
-            x = desc_load(a, (m0, k0), (64, 128)).to(bf16);
-            y = desc_load(b, (n0, k0), (128, 128)).to(bf16);
+            x = desc_load(a, (m0, k0), (64, 128)).to(W);
+            y = desc_load(b, (n0, k0), (128, 128)).to(W);
             acc = dot(x, y, acc, trans_b=True);
-            x2 = desc_load(a, (m0, k0 + 128), (64, 64)).to(bf16);
-            y2 = desc_load(b, (n0, k0 + 128), (128, 64)).to(bf16);
+            x2 = desc_load(a, (m0, k0 + 128), (64, 64)).to(W);
+            y2 = desc_load(b, (n0, k0 + 128), (128, 64)).to(W);
             acc = dot(x2, y2, acc, trans_b=True);
         }
     } else {
         for k0 in range(0, K, BLOCK_K, stages=2) {
-            x = desc_load(a, (m0, k0), (64, BLOCK_K)).to(bf16);
-            y = desc_load(b, (n0, k0), (128, BLOCK_K)).to(bf16);
+            x = desc_load(a, (m0, k0), (64, BLOCK_K)).to(W);
+            y = desc_load(b, (n0, k0), (128, BLOCK_K)).to(W);
             acc = dot(x, y, acc, trans_b=True);
         }
     }
@@ -185,61 +186,93 @@ protected:
   std::mt19937_64 rng{std::random_device{}()};
 };
 
-TEST_F(Fp8DotGpuTest, MatmulStreamedAndConverted) {
-  const int m = 80, n = 72, k = 200; // partial tiles along every dimension
-  for (const Format &format : kFormats)
-    for (bool converted : {false, true}) {
-      std::vector<uint8_t> a = randomCodes(format, size_t(m) * k, rng),
-                           b = randomCodes(format, size_t(n) * k, rng);
-      std::vector<float> aValues;
-      for (uint8_t code : a)
-        aValues.push_back(format.decode(code));
-      Kernel kernel = Kernel::fromSource(
-          "fp8_matmul.tile", kMatmulSource,
-          {{"F", format.name}, {"A_T", converted ? "f32" : format.name}}, {});
-      DeviceBuffer aBuffer = converted ? upload(aValues) : upload(a),
-                   bBuffer = upload(b), c(size_t(m) * n * sizeof(float));
-      c.fill(0x7f); // poison: 3.4e38
-      kernel.launch({unsigned((m + 31) / 32 * ((n + 31) / 32)), 1, 1},
-                    {KernelArg::pointer(aBuffer.data()),
-                     KernelArg::pointer(bBuffer.data()),
-                     KernelArg::pointer(c.data()), KernelArg::i32(m),
-                     KernelArg::i32(n), KernelArg::i32(k)});
-      double worst = expectProducts(format, a, b, download(c), m, n, k, n);
-      std::printf("fp8 matmul %s, a %s: worst error %.3g of sum |products|\n",
-                  format.name, converted ? "converted" : "streamed", worst);
-    }
+/// Whether `kernel` compiles its dots to `form` (a PTX instruction's
+/// start) for sm_90a: the wgmma cases must not pass on another path.
+void expectDotForm(const Kernel &kernel, const std::string &form) {
+  std::string ptx = kernel.emit("ptx", "sm_90a");
+  EXPECT_NE(ptx.find(form), std::string::npos) << "no " << form;
 }
 
-TEST_F(Fp8DotGpuTest, WidenedOnTma) {
+TEST_F(Fp8DotGpuTest, MatmulStreamedAndConverted) {
+  // Partial tiles along every dimension; 32 x 32 tiles on mma.sync, 64 x 128
+  // on wgmma where the device has it (mma.sync elsewhere).
+  const int m = 80, n = 200, k = 200;
+  for (auto [blockM, blockN] : {std::pair{32, 32}, {64, 128}})
+    for (const Format &format : kFormats)
+      for (bool converted : {false, true}) {
+        std::vector<uint8_t> a = randomCodes(format, size_t(m) * k, rng),
+                             b = randomCodes(format, size_t(n) * k, rng);
+        std::vector<float> aValues;
+        for (uint8_t code : a)
+          aValues.push_back(format.decode(code));
+        Kernel kernel =
+            Kernel::fromSource("fp8_matmul.tile", kMatmulSource,
+                               {{"F", format.name},
+                                {"A_T", converted ? "f32" : format.name},
+                                {"BLOCK_M", std::to_string(blockM)},
+                                {"BLOCK_N", std::to_string(blockN)}},
+                               {});
+        std::string codes = format.name + 3; // e4m3, e5m2
+        if (blockM == 64)
+          expectDotForm(kernel, "wgmma.mma_async.sync.aligned.m64n128k32.f32." +
+                                    codes + "." + codes);
+        DeviceBuffer aBuffer = converted ? upload(aValues) : upload(a),
+                     bBuffer = upload(b), c(size_t(m) * n * sizeof(float));
+        c.fill(0x7f); // poison: 3.4e38
+        unsigned grid = unsigned((m + blockM - 1) / blockM) *
+                        unsigned((n + blockN - 1) / blockN);
+        kernel.launch({grid, 1, 1},
+                      {KernelArg::pointer(aBuffer.data()),
+                       KernelArg::pointer(bBuffer.data()),
+                       KernelArg::pointer(c.data()), KernelArg::i32(m),
+                       KernelArg::i32(n), KernelArg::i32(k)});
+        double worst = expectProducts(format, a, b, download(c), m, n, k, n);
+        std::printf("fp8 matmul %dx%d %s, a %s: worst error %.3g of sum "
+                    "|products|\n",
+                    blockM, blockN, format.name,
+                    converted ? "converted" : "streamed", worst);
+      }
+}
+
+TEST_F(Fp8DotGpuTest, OnTma) {
   // Partial tiles along M, N and K (K a multiple of 16: TMA's row stride).
   const int m = 80, n = 200, k = 336;
-  for (const Format &format : kFormats)
-    for (auto [blockK, twoWidths] : {std::pair{64, 0}, {128, 0}, {0, 1}}) {
-      std::vector<uint8_t> a = randomCodes(format, size_t(m) * k, rng),
-                           b = randomCodes(format, size_t(n) * k, rng);
-      Kernel::Constexprs constexprs = {
-          {"F", format.name}, {"TWO_WIDTHS", std::to_string(twoWidths)}};
-      if (blockK)
-        constexprs["BLOCK_K"] = std::to_string(blockK);
-      Kernel kernel = Kernel::fromSource("fp8_widened.tile", kWidenedSource,
-                                         constexprs, {});
-      DeviceBuffer aBuffer = upload(a), bBuffer = upload(b),
-                   c(size_t(m) * n * sizeof(float));
-      c.fill(0x7f); // poison: 3.4e38
-      kernel.launch({unsigned((m + 63) / 64 * ((n + 127) / 128)), 1, 1},
-                    {KernelArg::tensor(aBuffer.data(), m, k, k),
-                     KernelArg::tensor(bBuffer.data(), n, k, k),
-                     KernelArg::pointer(c.data()), KernelArg::i32(m),
-                     KernelArg::i32(n), KernelArg::i32(k)});
-      double worst = expectProducts(format, a, b, download(c), m, n, k, n);
-      std::printf("fp8 widened %s, %s: worst error %.3g of sum |products|\n",
-                  format.name,
-                  twoWidths
-                      ? "128 + 64 codes a step"
+  for (bool widened : {true, false})
+    for (const Format &format : kFormats)
+      for (auto [blockK, twoWidths] : {std::pair{64, 0}, {128, 0}, {0, 1}}) {
+        std::vector<uint8_t> a = randomCodes(format, size_t(m) * k, rng),
+                             b = randomCodes(format, size_t(n) * k, rng);
+        Kernel::Constexprs constexprs = {
+            {"F", format.name},
+            {"W", widened ? "bf16" : format.name},
+            {"TWO_WIDTHS", std::to_string(twoWidths)}};
+        if (blockK)
+          constexprs["BLOCK_K"] = std::to_string(blockK);
+        Kernel kernel =
+            Kernel::fromSource("fp8_on_tma.tile", kOnTmaSource, constexprs, {});
+        std::string codes = format.name + 3; // e4m3, e5m2
+        expectDotForm(kernel, "cp.async.bulk.tensor");
+        expectDotForm(kernel, widened ? "wgmma.mma_async.sync.aligned."
+                                        "m64n128k16.f32.bf16.bf16"
+                                      : "wgmma.mma_async.sync.aligned."
+                                        "m64n128k32.f32." +
+                                            codes + "." + codes);
+        DeviceBuffer aBuffer = upload(a), bBuffer = upload(b),
+                     c(size_t(m) * n * sizeof(float));
+        c.fill(0x7f); // poison: 3.4e38
+        kernel.launch({unsigned((m + 63) / 64 * ((n + 127) / 128)), 1, 1},
+                      {KernelArg::tensor(aBuffer.data(), m, k, k),
+                       KernelArg::tensor(bBuffer.data(), n, k, k),
+                       KernelArg::pointer(c.data()), KernelArg::i32(m),
+                       KernelArg::i32(n), KernelArg::i32(k)});
+        double worst = expectProducts(format, a, b, download(c), m, n, k, n);
+        std::printf(
+            "fp8 on TMA %s, %s, %s: worst error %.3g of sum |products|\n",
+            format.name, widened ? "widened to bf16" : "fp8 dots",
+            twoWidths ? "128 + 64 codes a step"
                       : (std::to_string(blockK) + " codes a step").c_str(),
-                  worst);
-    }
+            worst);
+      }
 }
 
 TEST_F(Fp8DotGpuTest, ResidentRowsAgainstStreamedRows) {

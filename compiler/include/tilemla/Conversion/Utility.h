@@ -204,9 +204,10 @@ struct SharedTileLayout {
     return {type.getRows(), type.getRowStride(), type.getSwizzle(),
             type.getEvenWordsFirst()};
   }
-  /// Panels `swizzle` bytes wide for 16-bit elements.
-  static SharedTileLayout swizzled(int64_t rows, int64_t swizzle) {
-    return {rows, swizzle / 2, swizzle};
+  /// Panels `swizzle` bytes wide for elements of `bits` bits.
+  static SharedTileLayout swizzled(int64_t rows, int64_t swizzle,
+                                   unsigned bits = 16) {
+    return {rows, swizzle * 8 / bits, swizzle};
   }
   /// Whether an element's place is not its row-major index.
   bool isPermuted() const { return swizzle || evenWordsFirst; }

@@ -138,8 +138,11 @@ private:
 /// The widest swizzle (128, 64 or 32 bytes) that tiles rows of `cols`
 /// elements of `bits` bits, or 0 when none does.
 int64_t getSwizzleFor(int64_t cols, unsigned bits);
-/// The widest wgmma swizzle that tiles rows of `cols` 16-bit elements.
-inline int64_t getWgmmaSwizzle(int64_t cols) { return getSwizzleFor(cols, 16); }
+/// The widest wgmma swizzle that tiles rows of `cols` elements of `bits`
+/// bits (16: f16/bf16; 8: fp8).
+inline int64_t getWgmmaSwizzle(int64_t cols, unsigned bits = 16) {
+  return getSwizzleFor(cols, bits);
+}
 } // namespace mlir::tile
 
 #endif
