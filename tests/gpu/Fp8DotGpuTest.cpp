@@ -11,11 +11,13 @@
 // the accumulation's, bounded here by 2^-9 of the sum of the products'
 // magnitudes (the tensor cores add fp8 products with fewer mantissa bits
 // than f32's; a misplaced fragment is off by about 1 / sqrt(K) of it).
-// OnTma: codes read through descriptors, widened to bf16 for the dots or
-// multiplied as they are (fp8 wgmma); on sm_90a TMA lands them in 8-bit
-// swizzled panels (128 or 64 bytes; one descriptor read in two widths
-// takes 64), where the dots read them or each tile is converted for them.
-// With TILEMLA_INTERPRET=1 the kernels run in the interpreter.
+// Measured on an H100: wgmma's fp8 forms 5.4e-4 to 8.0e-4 of it; mma.sync's
+// (emulated there in f16) and the widened dots 1e-7 to 1e-6. OnTma: codes read
+// through descriptors, widened to bf16 for the dots or multiplied as they are
+// (fp8 wgmma); on sm_90a TMA lands them in 8-bit swizzled panels (128 or 64
+// bytes; one descriptor read in two widths takes 64), where the dots read them
+// or each tile is converted for them. With TILEMLA_INTERPRET=1 the kernels run
+// in the interpreter.
 //
 //===----------------------------------------------------------------------===//
 #include "tilemla/Interpreter/Numerics.h"
