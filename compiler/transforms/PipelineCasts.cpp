@@ -319,8 +319,7 @@ static void widenTileAt(OpBuilder &b, Location loc, scf::ForOp loop,
   widenLandedTiles(b, loc, all, stage, stage);
 }
 
-/// (index / stages) & 1: the parity of a stage's phase at trip `index`.
-static Value phaseOf(OpBuilder &b, Location loc, Value index, Value stages) {
+Value tile::stageParity(OpBuilder &b, Location loc, Value index, Value stages) {
   return arith::AndIOp::create(b, loc,
                                arith::DivSIOp::create(b, loc, index, stages),
                                arith::ConstantIntOp::create(b, loc, 1, 32));
@@ -329,7 +328,7 @@ static Value phaseOf(OpBuilder &b, Location loc, Value index, Value stages) {
 void tile::widenFirstTile(OpBuilder &b, Location loc, scf::ForOp loop,
                           MutableArrayRef<PipelineStream> streams, Value index,
                           Value current, Value stages) {
-  Value parity = phaseOf(b, loc, index, stages);
+  Value parity = stageParity(b, loc, index, stages);
   Value first =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                             loop.getInductionVar(), loop.getLowerBound());
@@ -352,5 +351,5 @@ void tile::widenNextTile(OpBuilder &b, Location loc, scf::ForOp loop,
       inner, loc, index, arith::ConstantIntOp::create(inner, loc, 1, 32));
   Value stage = arith::RemSIOp::create(inner, loc, next, stages);
   widenTileAt(inner, loc, loop, streams, nextIv, stage,
-              phaseOf(inner, loc, next, stages));
+              stageParity(inner, loc, next, stages));
 }

@@ -313,9 +313,7 @@ private:
       refill.push_back(&op);
     if (copyGroups)
       AsyncWaitOp::create(b, loc, lookahead * copyGroups, asyncProxy);
-    Value parity = arith::AndIOp::create(
-        b, loc, arith::DivSIOp::create(b, loc, index, numStages),
-        i32Constant(b, loc, 1));
+    Value parity = stageParity(b, loc, index, numStages);
     // Waited for where the loads were: the copies land meanwhile. (Cast
     // loads are gone after their conversion: the streams' kinds first.)
     SmallVector<bool> tma = llvm::map_to_vector(

@@ -121,6 +121,10 @@ void widenLandedTiles(OpBuilder &b, Location loc,
 void readConverted(OpBuilder &b, Location loc, PipelineStream &stream,
                    Value convertedStage);
 
+/// (index / stages) & 1: the parity of the phase a ring of `stages` stages
+/// is in at trip `index` (i32).
+Value stageParity(OpBuilder &b, Location loc, Value index, Value stages);
+
 /// Waits for the copy into `stage` and zeroes its rows at or past the
 /// load's row_end (`rows` of them landed: row_end - row when null).
 void waitForLanding(OpBuilder &b, DescLoadOp load, Value buffer, Value barriers,
